@@ -1,0 +1,171 @@
+from datetime import timedelta
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts import selectors, services
+from accounts.serializers import (
+    MeOutput,
+    MeUpdateInput,
+    PlayerProfileOutput,
+    RegisterInput,
+    RegisterOutput,
+    TokenObtainInput,
+    TokenOutput,
+    WebhookDeliveryOutput,
+    WebhookInput,
+    WebhookOutput,
+    me_payload,
+)
+from accounts.throttles import (
+    LoginIpThrottle,
+    LoginUsernameThrottle,
+    PerIpAnonThrottle,
+    RegisterIpThrottle,
+)
+from ledger.selectors import wallet_balance
+
+
+class RegisterApi(APIView):
+    permission_classes = [AllowAny]
+    authentication_classes = []
+    throttle_classes = [RegisterIpThrottle, PerIpAnonThrottle]
+
+    @extend_schema(
+        request=RegisterInput,
+        responses={201: RegisterOutput},
+        auth=[],
+        tags=["auth"],
+        summary="Create an account and get its first token",
+    )
+    def post(self, request: Request) -> Response:
+        payload = RegisterInput(data=request.data)
+        payload.is_valid(raise_exception=True)
+        user, raw_token = services.user_register(**payload.validated_data)
+        body = {"id": user.pk, "username": user.username, "token": raw_token}
+        return Response(RegisterOutput(body).data, status=status.HTTP_201_CREATED)
+
+
+class TokenApi(APIView):
+    def get_permissions(self):
+        return [AllowAny()] if self.request.method == "POST" else [IsAuthenticated()]
+
+    def get_throttles(self):
+        if self.request.method == "POST":
+            return [LoginIpThrottle(), LoginUsernameThrottle()]
+        return super().get_throttles()
+
+    def perform_authentication(self, request: Request) -> None:
+        # Logging in must work even when the client still sends an expired token.
+        if request.method != "POST":
+            super().perform_authentication(request)
+
+    @extend_schema(
+        request=TokenObtainInput,
+        responses={200: TokenOutput},
+        auth=[],
+        tags=["auth"],
+        summary="Log in: exchange username and password for a new token",
+    )
+    def post(self, request: Request) -> Response:
+        payload = TokenObtainInput(data=request.data)
+        payload.is_valid(raise_exception=True)
+        data = payload.validated_data
+        expires_in = data.get("expires_in")
+        token, raw = services.token_obtain(
+            username=data["username"],
+            password=data["password"],
+            expires_in=timedelta(seconds=expires_in) if expires_in else None,
+        )
+        return Response(TokenOutput({"token": raw, "expires_at": token.expires_at}).data)
+
+    @extend_schema(
+        request=None,
+        responses={204: None},
+        tags=["auth"],
+        summary="Revoke the token used for this request",
+    )
+    def delete(self, request: Request) -> Response:
+        services.token_revoke(token=request.auth)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MeApi(APIView):
+    @extend_schema(responses={200: MeOutput}, tags=["accounts"], summary="Your account")
+    def get(self, request: Request) -> Response:
+        return Response(me_payload(request.user, chips=wallet_balance(user=request.user)))
+
+    @extend_schema(
+        request=MeUpdateInput,
+        responses={200: MeOutput},
+        tags=["accounts"],
+        summary="Declare your account a bot (or not)",
+    )
+    def patch(self, request: Request) -> Response:
+        payload = MeUpdateInput(data=request.data)
+        payload.is_valid(raise_exception=True)
+        user = services.user_update(user=request.user, **payload.validated_data)
+        return Response(me_payload(user, chips=wallet_balance(user=user)))
+
+
+class PlayerProfileApi(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        responses={200: PlayerProfileOutput},
+        tags=["accounts"],
+        summary="A player's public profile and stats",
+    )
+    def get(self, request: Request, username: str) -> Response:
+        player = selectors.player_get(username=username)
+        return Response(PlayerProfileOutput(player).data)
+
+
+def _webhook(hook, secret: str | None = None) -> dict:
+    body = {"id": hook.pk, "url": hook.url, "created_at": hook.created_at}
+    if secret is not None:
+        body["secret"] = secret
+    return WebhookOutput(body).data
+
+
+class WebhookListApi(APIView):
+    @extend_schema(
+        responses={200: WebhookOutput(many=True)}, tags=["webhooks"], summary="Your webhooks"
+    )
+    def get(self, request: Request) -> Response:
+        hooks = selectors.webhooks_of(user=request.user)
+        return Response([_webhook(h) for h in hooks])
+
+    @extend_schema(
+        request=WebhookInput,
+        responses={201: WebhookOutput},
+        tags=["webhooks"],
+        summary="Register a webhook for your turns and finished matches",
+    )
+    def post(self, request: Request) -> Response:
+        payload = WebhookInput(data=request.data)
+        payload.is_valid(raise_exception=True)
+        hook, secret = services.webhook_create(user=request.user, **payload.validated_data)
+        return Response(_webhook(hook, secret), status=status.HTTP_201_CREATED)
+
+
+class WebhookDetailApi(APIView):
+    @extend_schema(responses={204: None}, tags=["webhooks"], summary="Remove a webhook")
+    def delete(self, request: Request, webhook_id: int) -> Response:
+        services.webhook_delete(user=request.user, webhook_id=webhook_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class WebhookDeliveriesApi(APIView):
+    @extend_schema(
+        responses={200: WebhookDeliveryOutput(many=True)},
+        tags=["webhooks"],
+        summary="The latest delivery attempts of a webhook",
+    )
+    def get(self, request: Request, webhook_id: int) -> Response:
+        deliveries = selectors.webhook_deliveries(user=request.user, webhook_id=webhook_id)
+        return Response(WebhookDeliveryOutput(deliveries, many=True).data)

@@ -1,0 +1,108 @@
+import hashlib
+
+from django.contrib.auth.models import AbstractUser
+from django.db import models
+from django.db.models.functions import Lower
+from django.utils import timezone
+
+
+class User(AbstractUser):
+    """A player account. Bots (ours and third-party programs) are users with `is_bot`."""
+
+    is_bot = models.BooleanField(
+        default=False, help_text="Shown on every response naming this player."
+    )
+    bot_strategy = models.CharField(
+        max_length=32, blank=True, help_text="Set on the server's own bot accounts."
+    )
+    games_played = models.PositiveIntegerField(default=0)
+    games_won = models.PositiveIntegerField(default=0)
+    # OpenSkill (Plackett-Luce) parameters; `rating` is the conservative estimate.
+    rating_mu = models.FloatField(default=25.0)
+    rating_sigma = models.FloatField(default=25.0 / 3.0)
+    chat_muted_until = models.DateTimeField(
+        null=True, blank=True, help_text="Set by moderators: no chat messages before this time."
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(Lower("username"), name="accounts_user_username_ci_unique"),
+        ]
+
+    def is_muted(self, now=None) -> bool:
+        return self.chat_muted_until is not None and self.chat_muted_until > (now or timezone.now())
+
+    @property
+    def rating(self) -> float:
+        return round(self.rating_mu - 3 * self.rating_sigma, 2)
+
+
+def hash_token(raw_token: str) -> str:
+    # Tokens carry 256 bits of entropy, so a fast unsalted hash is enough to make a leaked
+    # table useless while keeping per-request lookups to one indexed query.
+    return hashlib.sha256(raw_token.encode()).hexdigest()
+
+
+class ApiTokenQuerySet(models.QuerySet):
+    def usable(self) -> "ApiTokenQuerySet":
+        now = timezone.now()
+        return self.filter(revoked_at__isnull=True).filter(
+            models.Q(expires_at__isnull=True) | models.Q(expires_at__gt=now)
+        )
+
+
+class ApiToken(models.Model):
+    """A bearer token. Only its SHA-256 is stored; the token itself is shown once."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="api_tokens")
+    key_hash = models.CharField(max_length=64, unique=True, editable=False)
+    prefix = models.CharField(
+        max_length=12, editable=False, help_text="First characters, to tell tokens apart."
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ApiTokenQuerySet.as_manager()
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "revoked_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.user})"
+
+
+class Webhook(models.Model):
+    """Where to POST a player's turn notifications; each body is signed with `secret`."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="webhooks")
+    url = models.URLField(max_length=500)
+    secret = models.CharField(max_length=128)
+    created_at = models.DateTimeField(default=timezone.now)
+    active = models.BooleanField(default=True)
+
+    def __str__(self) -> str:
+        return f"{self.url} ({self.user})"
+
+
+class WebhookDelivery(models.Model):
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        DELIVERED = "delivered"
+        FAILED = "failed"
+
+    webhook = models.ForeignKey(Webhook, on_delete=models.CASCADE, related_name="deliveries")
+    event = models.CharField(max_length=32)
+    payload = models.JSONField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    last_error = models.CharField(max_length=300, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["webhook", "-id"])]
+
+    def __str__(self) -> str:
+        return f"{self.event} -> {self.webhook_id} ({self.status})"

@@ -1,0 +1,91 @@
+import secrets
+from datetime import timedelta
+
+from django.contrib.auth import authenticate
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from rest_framework.exceptions import ValidationError
+
+from accounts.errors import InvalidCredentials
+from accounts.models import ApiToken, User, Webhook, hash_token
+from accounts.webhooks import check_url
+from config.errors import DomainError, NotFoundError
+from ledger.services import signup_grant
+
+TOKEN_PREFIX = "ld_"
+MAX_WEBHOOKS = 5
+
+
+def token_create(*, user: User, expires_in: timedelta | None = None) -> tuple[ApiToken, str]:
+    """Issues a new token and returns it with the raw value, which is never stored."""
+    raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    token = ApiToken.objects.create(
+        user=user,
+        key_hash=hash_token(raw),
+        prefix=raw[:10],
+        expires_at=timezone.now() + expires_in if expires_in else None,
+    )
+    return token, raw
+
+
+def token_revoke(*, token: ApiToken) -> None:
+    ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+
+
+def token_obtain(
+    *, username: str, password: str, expires_in: timedelta | None = None
+) -> tuple[ApiToken, str]:
+    user = authenticate(username=username, password=password)
+    if user is None:
+        raise InvalidCredentials("Wrong username or password.")
+    return token_create(user=user, expires_in=expires_in)
+
+
+def _username_taken() -> ValidationError:
+    return ValidationError({"username": ["This username is taken."]}, code="username_taken")
+
+
+@transaction.atomic
+def user_register(*, username: str, password: str) -> tuple[User, str]:
+    """Creates an account, grants its starting chips and returns it with a first token."""
+    if User.objects.filter(username__iexact=username).exists():
+        raise _username_taken()
+    candidate = User(username=username)
+    try:
+        validate_password(password, user=candidate)
+    except DjangoValidationError as exc:
+        raise ValidationError({"password": list(exc.messages)}, code="weak_password") from exc
+    candidate.set_password(password)
+    try:
+        with transaction.atomic():
+            candidate.save()
+    except IntegrityError as exc:  # a concurrent registration won the race
+        raise _username_taken() from exc
+    signup_grant(user=candidate)
+    _, raw = token_create(user=candidate)
+    return candidate, raw
+
+
+def user_update(*, user: User, is_bot: bool | None = None) -> User:
+    if is_bot is not None and is_bot != user.is_bot:
+        user.is_bot = is_bot
+        user.save(update_fields=["is_bot"])
+    return user
+
+
+def webhook_create(*, user: User, url: str, secret: str | None = None) -> tuple[Webhook, str]:
+    check_url(url)
+    if Webhook.objects.filter(user=user, active=True).count() >= MAX_WEBHOOKS:
+        raise DomainError(
+            f"At most {MAX_WEBHOOKS} webhooks per account.", code="too_many_webhooks", status=409
+        )
+    secret = secret or secrets.token_urlsafe(32)
+    return Webhook.objects.create(user=user, url=url, secret=secret), secret
+
+
+def webhook_delete(*, user: User, webhook_id: int) -> None:
+    deleted = Webhook.objects.filter(user=user, pk=webhook_id, active=True).update(active=False)
+    if not deleted:
+        raise NotFoundError(f"No webhook {webhook_id}.")

@@ -1,0 +1,191 @@
+"""Bot tournament benchmark: engine only (no Django, no database), multiprocessing.
+
+For every preset, table size and pairing "A vs B", seats alternate A, B, A, B, ... and
+the benchmark reports A's win rate with a 95% confidence interval (Wilson). A "win" for
+A is a game won by an A seat (common pool: the last player with dice; poker dice: the
+jug is bought by a B seat), so 50% means equal strength at every table size. Then it
+times the bots' decisions at 8 players of 5 dice (p50 / p99).
+
+Run: python bench/bots.py [--games 10000] [--quick] [--processes 2] [--seed 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from games.engine import (
+    apply,
+    legal_actions,
+    new_match,
+    rules_from_preset,
+    view_for,
+)
+from games.engine.strategies import STRATEGIES
+
+PRESETS = ("milton_bradley", "classic", "poker_dice")
+PLAYERS = (2, 4, 6)
+PAIRINGS = (("expert", "cautious"), ("cautious", "random"), ("expert", "random"))
+GOALS = {("expert", "cautious", 2): 0.60, ("cautious", "random", 2): 0.85}
+MAX_ACTIONS = 20_000
+CHUNK = 250  # games per task sent to a worker
+
+
+def play(rules, names: list[str], rng: random.Random, timings: dict | None = None) -> list[int]:
+    """Play one game with the given strategy per seat; return the seats that won.
+
+    Poker dice returns everyone but the loser (RULES 2). `timings` collects each
+    strategy's decision times in seconds when given.
+    """
+    state, _ = new_match(rules, len(names), rng)
+    clock = time.perf_counter
+    for _ in range(MAX_ACTIONS):
+        if state.finished:
+            return list(state.winners)
+        seat = state.round.turn
+        view = view_for(state, seat)
+        legal = legal_actions(state, seat)
+        name = names[seat]
+        t0 = clock()
+        action = STRATEGIES[name](view, legal, rng)
+        if timings is not None:
+            timings.setdefault(name, []).append(clock() - t0)
+        action["seat"] = seat
+        state, _ = apply(state, action, rng)
+    raise RuntimeError("a game did not end")
+
+
+def _seats(a: str, b: str, players: int, flip: bool) -> list[str]:
+    pair = (b, a) if flip else (a, b)
+    return [pair[i % 2] for i in range(players)]
+
+
+def run_chunk(task: tuple[str, int, str, str, int, int]) -> tuple[tuple, int, int, float]:
+    """Play `games` games of one configuration; return (config, A wins, games, seconds)."""
+    preset, players, a, b, games, seed = task
+    rules = rules_from_preset(preset)
+    rng = random.Random(seed)
+    wins = 0
+    start = time.perf_counter()
+    for g in range(games):
+        names = _seats(a, b, players, flip=bool(g % 2))
+        winners = play(rules, names, rng)
+        if rules.is_poker:
+            loser = next(s for s in range(players) if s not in winners)
+            wins += names[loser] == b
+        else:
+            wins += names[winners[0]] == a
+    return (preset, players, a, b), wins, games, time.perf_counter() - start
+
+
+def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float, float]:
+    """(rate, low, high): Wilson score interval."""
+    if n == 0:
+        return 0.0, 0.0, 0.0
+    p = wins / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return p, centre - half, centre + half
+
+
+def tournament(
+    games: int, processes: int, seed: int, presets, players_list, pairings, progress=None
+) -> dict:
+    """Play every configuration over `processes` workers; `progress(config, acc)` per finish."""
+    tasks = []
+    for preset in presets:
+        for players in players_list:
+            for a, b in pairings:
+                for i, start in enumerate(range(0, games, CHUNK)):
+                    n = min(CHUNK, games - start)
+                    tasks.append((preset, players, a, b, n, seed * 1_000_003 + len(tasks) + i))
+    totals: dict[tuple, list[float]] = {}
+    with multiprocessing.Pool(processes) as pool:
+        for config, wins, n, secs in pool.imap_unordered(run_chunk, tasks):
+            acc = totals.setdefault(config, [0, 0, 0.0])
+            acc[0] += wins
+            acc[1] += n
+            acc[2] += secs
+            if progress is not None and acc[1] == games:
+                progress(config, acc)
+    return totals
+
+
+def decision_times(games: int, seed: int) -> dict[tuple[str, str], list[float]]:
+    """Decision times per (preset, strategy) at 8 players of 5 dice, mixed tables."""
+    rng = random.Random(seed)
+    out: dict[tuple[str, str], list[float]] = {}
+    names = ["expert", "cautious", "random", "expert", "cautious", "random", "expert", "cautious"]
+    for preset in PRESETS:
+        rules = rules_from_preset(preset)
+        timings: dict[str, list[float]] = {}
+        for _ in range(games):
+            rng.shuffle(names)
+            play(rules, names, rng, timings)
+        for name, ts in timings.items():
+            out[(preset, name)] = ts
+    return out
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=10_000, help="games per pairing")
+    parser.add_argument("--quick", action="store_true", help="500 games per pairing")
+    parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--presets", default=",".join(PRESETS))
+    parser.add_argument("--players", default=",".join(map(str, PLAYERS)))
+    parser.add_argument(
+        "--pairings", default=",".join(f"{a}:{b}" for a, b in PAIRINGS), help="A:B,..."
+    )
+    parser.add_argument("--timing-games", type=int, default=30)
+    args = parser.parse_args()
+    games = 500 if args.quick else args.games
+    presets = args.presets.split(",")
+    players_list = [int(p) for p in args.players.split(",")]
+    pairings = [tuple(p.split(":")) for p in args.pairings.split(",")]
+
+    started = time.perf_counter()
+    print(f"{games} games per pairing, {args.processes} processes, seed {args.seed}")
+    header = f"{'preset':15} {'players':>7} {'A vs B':20} {'A wins':>7} {'95% CI':>17}"
+    print(f"{header} {'cpu s':>7} {'goal':>6}", flush=True)
+
+    def line(config: tuple, acc: list) -> None:
+        preset, players, a, b = config
+        p, lo, hi = wilson(int(acc[0]), int(acc[1]))
+        goal = GOALS.get((a, b, players))
+        mark = "" if goal is None else (f">={goal:.0%}" + (" ok" if lo >= goal else " ??"))
+        print(
+            f"{preset:15} {players:7} {a + ' vs ' + b:20} {p:7.1%}"
+            f"  [{lo:6.1%}, {hi:6.1%}] {acc[2]:7.0f} {mark}",
+            flush=True,
+        )
+
+    tournament(games, args.processes, args.seed, presets, players_list, pairings, line)
+    print(f"tournament: {time.perf_counter() - started:.0f} s wall", flush=True)
+
+    print(f"\ndecision time at 8 players of 5 dice ({args.timing_games} games per preset)")
+    print(f"{'preset':15} {'strategy':10} {'decisions':>9} {'p50 ms':>8} {'p99 ms':>8} {'max':>8}")
+    times = decision_times(args.timing_games, args.seed)
+    for (preset, name), ts in sorted(times.items()):
+        print(
+            f"{preset:15} {name:10} {len(ts):9} {1e3 * percentile(ts, 0.5):8.3f}"
+            f" {1e3 * percentile(ts, 0.99):8.3f} {1e3 * max(ts):8.3f}"
+        )
+
+
+if __name__ == "__main__":
+    main()

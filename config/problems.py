@@ -1,0 +1,162 @@
+"""RFC 9457 problem details for every error the API returns.
+
+DRF exceptions, service `DomainError`s and Django's own 400/403/404/500 handlers all go
+through `problem_response`, so clients see one shape: {type, title, status, detail,
+code, errors?}.
+"""
+
+import logging
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, JsonResponse
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import set_rollback
+
+from config.errors import DomainError
+
+logger = logging.getLogger(__name__)
+
+PROBLEM_CONTENT_TYPE = "application/problem+json"
+PROBLEM_TYPE_BASE = "https://liarsdice.example/problems/"
+
+_TITLES = {
+    400: "Bad request",
+    401: "Not authenticated",
+    403: "Permission denied",
+    404: "Not found",
+    405: "Method not allowed",
+    406: "Not acceptable",
+    409: "Conflict",
+    413: "Request too large",
+    415: "Unsupported media type",
+    422: "Unprocessable content",
+    429: "Too many requests",
+    500: "Server error",
+}
+
+
+def problem_body(
+    *,
+    status_code: int,
+    code: str,
+    detail: str,
+    title: str | None = None,
+    errors: list[dict[str, str]] | None = None,
+) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "type": PROBLEM_TYPE_BASE + code,
+        "title": title or _TITLES.get(status_code, "Error"),
+        "status": status_code,
+        "detail": detail,
+        "code": code,
+    }
+    if errors:
+        body["errors"] = errors
+    return body
+
+
+def _flatten_field_errors(details: Any, prefix: str = "") -> list[dict[str, str]]:
+    """Turns DRF's nested `get_full_details()` into a flat list with dotted field paths."""
+    flat: list[dict[str, str]] = []
+    if isinstance(details, dict) and set(details) == {"message", "code"}:
+        return [
+            {
+                "field": prefix or "non_field_errors",
+                "code": details["code"],
+                "detail": str(details["message"]),
+            }
+        ]
+    if isinstance(details, dict):
+        for key, value in details.items():
+            field = f"{prefix}.{key}" if prefix else str(key)
+            flat.extend(_flatten_field_errors(value, field))
+    elif isinstance(details, list):
+        for index, value in enumerate(details):
+            is_leaf = isinstance(value, dict) and set(value) == {"message", "code"}
+            flat.extend(_flatten_field_errors(value, prefix if is_leaf else f"{prefix}.{index}"))
+    return flat
+
+
+_DRF_CODES = {
+    exceptions.NotAuthenticated: "not_authenticated",
+    exceptions.PermissionDenied: "permission_denied",
+    exceptions.NotFound: "not_found",
+    exceptions.MethodNotAllowed: "method_not_allowed",
+    exceptions.NotAcceptable: "not_acceptable",
+    exceptions.UnsupportedMediaType: "unsupported_media_type",
+    exceptions.Throttled: "throttled",
+    exceptions.ParseError: "parse_error",
+}
+
+
+def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """DRF exception handler: every handled error becomes problem+json."""
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
+
+    headers: dict[str, str] = {}
+    if isinstance(exc, DomainError):
+        set_rollback()
+        body = problem_body(
+            status_code=exc.status, code=exc.code, detail=exc.detail, title=exc.title
+        )
+        return Response(body, status=exc.status, content_type=PROBLEM_CONTENT_TYPE)
+
+    if not isinstance(exc, exceptions.APIException):
+        return None
+
+    if getattr(exc, "auth_header", None):
+        headers["WWW-Authenticate"] = exc.auth_header
+    if getattr(exc, "wait", None) is not None:
+        headers["Retry-After"] = str(max(1, int(exc.wait)))
+
+    if isinstance(exc, exceptions.ValidationError):
+        errors = _flatten_field_errors(exc.get_full_details())
+        detail = "; ".join(f"{e['field']}: {e['detail']}" for e in errors) or "Invalid input."
+        body = problem_body(
+            status_code=exc.status_code,
+            code="validation_error",
+            detail=detail,
+            title="Invalid input",
+            errors=errors,
+        )
+    else:
+        code = next((c for cls, c in _DRF_CODES.items() if isinstance(exc, cls)), None)
+        if code is None:
+            full = exc.get_codes()
+            code = full if isinstance(full, str) else exc.default_code
+        body = problem_body(status_code=exc.status_code, code=code, detail=str(exc.detail))
+
+    set_rollback()
+    return Response(
+        body, status=exc.status_code, headers=headers, content_type=PROBLEM_CONTENT_TYPE
+    )
+
+
+def problem_response(status_code: int, code: str, detail: str) -> JsonResponse:
+    return JsonResponse(
+        problem_body(status_code=status_code, code=code, detail=detail),
+        status=status_code,
+        content_type=PROBLEM_CONTENT_TYPE,
+    )
+
+
+# Django-level handlers (URLs that match no view, errors outside DRF views).
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
+    return problem_response(status.HTTP_400_BAD_REQUEST, "bad_request", "Malformed request.")
+
+
+def permission_denied(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
+    return problem_response(403, "permission_denied", "You may not do this.")
+
+
+def not_found(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
+    return problem_response(404, "not_found", f"Nothing at {request.path}.")
+
+
+def server_error(request: HttpRequest) -> JsonResponse:
+    return problem_response(500, "server_error", "Something went wrong on our side.")

@@ -1,0 +1,39 @@
+from config.errors import ConflictError, DomainError, NotFoundError, PermissionDeniedError
+
+
+class MatchNotOpen(ConflictError):
+    code = "match_not_open"
+
+
+class MatchNotActive(ConflictError):
+    code = "match_not_active"
+
+
+class MatchFull(ConflictError):
+    code = "match_full"
+
+
+class AlreadySeated(ConflictError):
+    code = "already_seated"
+
+
+class NotSeated(PermissionDeniedError):
+    code = "not_a_player"
+
+
+class NotCreator(PermissionDeniedError):
+    code = "not_creator"
+
+
+class StaleVersion(ConflictError):
+    code = "stale_version"
+
+
+class MatchNotFound(NotFoundError):
+    pass
+
+
+class RulesRejected(DomainError):
+    """An engine IllegalAction or InvalidRules, carried with its stable code."""
+
+    title = "Not allowed by the rules"

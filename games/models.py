@@ -1,0 +1,171 @@
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+class Match(models.Model):
+    """A table of 2..8 seats playing one rule system. `state` holds the engine state and
+    `secrets` the current round's commitment salts: neither is ever sent as is."""
+
+    class Status(models.TextChoices):
+        OPEN = "open"
+        ACTIVE = "active"
+        FINISHED = "finished"
+        ABORTED = "aborted"
+
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    ruleset = models.CharField(max_length=32)
+    family = models.CharField(max_length=16)
+    rules = models.JSONField()
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="created_matches"
+    )
+    max_players = models.PositiveSmallIntegerField()
+    turn_seconds = models.PositiveIntegerField()
+    buy_in = models.PositiveIntegerField(default=0)
+    ante = models.PositiveIntegerField(default=0)
+    private = models.BooleanField(default=False)
+
+    class TimeoutPolicy(models.TextChoices):
+        AUTO = "auto", "the cautious bot plays for the absent player"
+        CHALLENGE = "challenge", "challenge the standing bid (or make the lowest bid)"
+        FORFEIT = "forfeit", "the absent player is out"
+
+    on_timeout = models.CharField(
+        max_length=10, choices=TimeoutPolicy.choices, default=TimeoutPolicy.AUTO
+    )
+    max_timeouts = models.PositiveSmallIntegerField(
+        default=3, help_text="Consecutive timeouts after which `auto` puts a player out."
+    )
+    invite_code = models.CharField(max_length=32, blank=True)
+    # Bumped by every change a client can observe; `expected_version` compares with it.
+    version = models.PositiveIntegerField(default=0)
+    # Sequence number of the last event written (events are gapless per match).
+    event_seq = models.PositiveIntegerField(default=0)
+    state = models.JSONField(null=True, blank=True)
+    secrets = models.JSONField(default=dict, blank=True)
+    turn_seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    turn_deadline = models.DateTimeField(null=True, blank=True)
+    winner_seats = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name_plural = "matches"
+        indexes = [
+            models.Index(fields=["status", "-created_at"]),
+            models.Index(
+                fields=["turn_deadline"],
+                name="games_match_due_turns",
+                condition=models.Q(status="active"),
+            ),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(max_players__gte=2, max_players__lte=8),
+                name="games_match_max_players_2_8",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Match {self.pk} ({self.ruleset}, {self.status})"
+
+
+class Seat(models.Model):
+    class Status(models.TextChoices):
+        PLAYING = "playing"
+        OUT = "out"
+        LEFT = "left"
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
+    seat = models.PositiveSmallIntegerField()
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="seats"
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLAYING)
+    consecutive_timeouts = models.PositiveSmallIntegerField(default=0)
+    joined_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["match", "seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "seat"], name="games_seat_unique_number"),
+            models.UniqueConstraint(fields=["match", "player"], name="games_seat_unique_player"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Seat {self.seat} of match {self.match_id}"
+
+
+class MatchEvent(models.Model):
+    """Append-only public log of a match; `seq` is gapless per match."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    type = models.CharField(max_length=32)
+    data = models.JSONField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["match", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "seq"], name="games_event_gapless_seq"),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.seq} {self.type} (match {self.match_id})"
+
+
+class RoundRecord(models.Model):
+    """A finished (or voided) round in full: every die, salts, result and chips moved."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="round_records")
+    number = models.PositiveIntegerField()
+    record = models.JSONField()
+    finished_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["match", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "number"], name="games_round_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Round {self.number} of match {self.match_id}"
+
+
+class ChatMessage(models.Model):
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="messages")
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="chat_messages"
+    )
+    text = models.CharField(max_length=500)
+    created_at = models.DateTimeField(default=timezone.now)
+    hidden_at = models.DateTimeField(null=True, blank=True)
+    hidden_reason = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["match", "-id"])]
+
+    def __str__(self) -> str:
+        return f"{self.author_id}: {self.text[:40]}"
+
+
+class IdempotencyRecord(models.Model):
+    """The first response to a mutating POST sent with an `Idempotency-Key`."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=255)
+    request_hash = models.CharField(max_length=64)
+    response_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    response_body = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "key"], name="games_idempotency_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key} ({self.user_id})"

@@ -1,0 +1,173 @@
+"""Reads for matches. Every view of a match goes through the engine's `view_for`, the
+one place that decides what a seat may see."""
+
+from typing import Any
+
+from django.db.models import F, OuterRef, Q, QuerySet, Subquery
+
+from accounts.models import User
+from games import engine
+from games.errors import MatchNotFound
+from games.models import ChatMessage, Match, MatchEvent, RoundRecord, Seat
+from ledger.models import Account, AccountKind
+
+
+def match_get(*, match_id: int, user: User) -> Match:
+    """A match the user may look at: any public one, a private one only when seated."""
+    match = Match.objects.select_related("created_by").filter(pk=match_id).first()
+    if match is None or (match.private and not match.seats.filter(player_id=user.pk).exists()):
+        raise MatchNotFound(f"No match {match_id}.")
+    return match
+
+
+def match_list(*, user: User, status: str | None = None, mine: bool = False) -> QuerySet[Match]:
+    matches = Match.objects.select_related("created_by").order_by("-id")
+    if mine:
+        matches = matches.filter(seats__player=user)
+    else:
+        # Private tables are listed only to the players seated at them.
+        matches = matches.filter(Q(private=False) | Q(seats__player=user)).distinct()
+    if status:
+        matches = matches.filter(status=status)
+    return matches
+
+
+def _player(user: User) -> dict[str, Any]:
+    return {"id": user.pk, "username": user.username, "is_bot": user.is_bot}
+
+
+def match_summary(match: Match, seats: list[Seat]) -> dict[str, Any]:
+    return {
+        "id": match.pk,
+        "status": match.status,
+        "ruleset": match.ruleset,
+        "family": match.family,
+        "max_players": match.max_players,
+        "turn_seconds": match.turn_seconds,
+        "buy_in": match.buy_in,
+        "ante": match.ante,
+        "private": match.private,
+        "created_by": _player(match.created_by),
+        "players": [_player(s.player) for s in seats],
+        "created_at": match.created_at.isoformat(),
+    }
+
+
+def match_view(*, match: Match, user: User | None) -> dict[str, Any]:
+    """The match as `user` may see it (a seated player, or a spectator)."""
+    seats = getattr(match, "loaded_seats", None) or list(
+        match.seats.select_related("player").order_by("seat")
+    )
+    your = next((s.seat for s in seats if user is not None and s.player_id == user.pk), None)
+    balances = {"stacks": {}, "round": 0, "game": 0}
+    if match.buy_in:
+        for kind, seat_id, balance in Account.objects.filter(match_id=match.pk).values_list(
+            "kind", "seat_id", "balance"
+        ):
+            if kind == AccountKind.STACK:
+                balances["stacks"][seat_id] = balance
+            elif kind == AccountKind.ROUND_POT:
+                balances["round"] = balance
+            elif kind == AccountKind.GAME_POT:
+                balances["game"] = balance
+
+    state = getattr(match, "loaded_state", None)
+    if state is None and match.state:
+        state = engine.State.from_json(match.state)
+    view = engine.view_for(state, your) if state is not None else None
+    engine_seats = {e["seat"]: e for e in view["seats"]} if view else {}
+    poker = match.family == "poker_dice"
+    rules = match.rules
+    seat_entries = []
+    for s in seats:
+        entry = engine_seats.get(s.seat, {})
+        seat_entries.append(
+            {
+                "seat": s.seat,
+                "player": _player(s.player),
+                "dice_count": None
+                if poker
+                else entry.get("dice_count", rules.get("dice_per_player")),
+                "lives": entry.get("lives", rules.get("lives")) if poker else None,
+                "stack": balances["stacks"].get(s.pk, 0),
+                "status": s.status,
+            }
+        )
+
+    round_view = None
+    if view and view["round"] is not None:
+        round_view = dict(view["round"])
+        if "box" in round_view:  # the poker box, for the seat holding it only
+            round_view["your_dice"] = round_view.pop("box")
+        round_view.setdefault("your_dice", None)
+        round_view.setdefault("shown_dice", {})
+        round_view["turn_deadline"] = (
+            match.turn_deadline.isoformat() if match.turn_deadline else None
+        )
+        round_view["pots"] = {"round": balances["round"], "game": balances["game"]}
+        round_view["dice_commitments"] = (match.secrets or {}).get("commitments", {})
+
+    return {
+        "id": match.pk,
+        "status": match.status,
+        "ruleset": match.ruleset,
+        "rules": rules,
+        "family": match.family,
+        "version": match.version,
+        "created_by": _player(match.created_by),
+        "max_players": match.max_players,
+        "turn_seconds": match.turn_seconds,
+        "buy_in": match.buy_in,
+        "ante": match.ante,
+        "private": match.private,
+        "on_timeout": match.on_timeout,
+        "max_timeouts": match.max_timeouts,
+        "invite_code": match.invite_code if user and match.created_by_id == user.pk else None,
+        "seats": seat_entries,
+        "round": round_view,
+        "last_round": view["last_round"] if view else None,
+        "your_seat": your,
+        "legal_actions": engine.legal_actions(state, your)
+        if state is not None and match.status == Match.Status.ACTIVE
+        else [],
+        "winner_seats": list(match.winner_seats),
+        "event_seq": match.event_seq,
+    }
+
+
+def events_after(*, match: Match, after: int, limit: int = 200) -> list[dict[str, Any]]:
+    rows = MatchEvent.objects.filter(match=match, seq__gt=after).order_by("seq")[:limit]
+    return [
+        {"seq": seq, "type": kind, "data": data, "created_at": created.isoformat()}
+        for seq, kind, data, created in rows.values_list("seq", "type", "data", "created_at")
+    ]
+
+
+def rounds_list(*, match: Match, user: User | None) -> dict[str, Any]:
+    finished = list(
+        RoundRecord.objects.filter(match=match).order_by("number").values_list("record", flat=True)
+    )
+    current = match_view(match=match, user=user)["round"]
+    return {"rounds": finished, "current": current}
+
+
+def messages_visible(*, match: Match) -> QuerySet[ChatMessage]:
+    return (
+        ChatMessage.objects.filter(match=match, hidden_at__isnull=True)
+        .select_related("author")
+        .order_by("-id")
+    )
+
+
+def leaderboard(*, by: str) -> QuerySet[User]:
+    """Players by chips in their wallet or by rating (the conservative mu - 3 sigma)."""
+    players = User.objects.filter(is_active=True, is_staff=False)
+    if by == "rating":
+        score = F("rating_mu") - 3 * F("rating_sigma")
+    else:
+        score = Subquery(
+            Account.objects.filter(kind=AccountKind.WALLET, user_id=OuterRef("pk")).values(
+                "balance"
+            )[:1]
+        )
+    return players.annotate(score=score).order_by(F("score").desc(nulls_last=True), "id")

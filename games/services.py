@@ -1,0 +1,590 @@
+"""Writes for matches. Each service locks the match row, calls the pure engine, moves
+chips through the ledger, writes the new state and its events, all in one transaction."""
+
+import secrets
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Exists, OuterRef
+from django.utils import timezone
+
+from accounts.models import User, Webhook
+from config.errors import DomainError
+from games import chips, engine
+from games.engine import strategies
+from games.errors import (
+    AlreadySeated,
+    MatchFull,
+    MatchNotActive,
+    MatchNotFound,
+    MatchNotOpen,
+    NotCreator,
+    NotSeated,
+    RulesRejected,
+    StaleVersion,
+)
+from games.fairness import SECURE_DICE, commitment, new_salt
+from games.models import ChatMessage, Match, MatchEvent, RoundRecord, Seat
+from games.notify import notify_match
+from games.ratings import apply_match_result
+from ledger.errors import InsufficientChips
+from ledger.selectors import wallet_balance
+
+# What play changes on the match row (the rest is fixed at creation).
+_PLAY_FIELDS = [
+    "status",
+    "version",
+    "event_seq",
+    "state",
+    "secrets",
+    "turn_seat",
+    "turn_deadline",
+    "winner_seats",
+    "started_at",
+    "finished_at",
+]
+
+# Engine codes that describe a conflict with the match's current state.
+_CONFLICT_CODES = {"not_your_turn", "match_over"}
+
+
+def rules_error(exc: engine.EngineError) -> RulesRejected:
+    code = str(getattr(exc, "code", "validation_error"))
+    status = 409 if code in _CONFLICT_CODES else 400
+    return RulesRejected(
+        str(exc.detail if hasattr(exc, "detail") else exc), code=code, status=status
+    )
+
+
+def _lock(match_id: int) -> Match:
+    match = (
+        Match.objects.select_for_update(of=("self",))
+        .select_related("created_by")
+        .filter(pk=match_id)
+        .first()
+    )
+    if match is None:
+        raise MatchNotFound(f"No match {match_id}.")
+    return match
+
+
+def _seats(match: Match) -> list[Seat]:
+    # `has_webhook` saves a query per action when nobody at the table has a webhook.
+    seats = list(
+        match.seats.select_related("player")
+        .annotate(
+            has_webhook=Exists(Webhook.objects.filter(user_id=OuterRef("player_id"), active=True))
+        )
+        .order_by("seat")
+    )
+    match.loaded_seats = seats  # the response view reuses them
+    return seats
+
+
+def _append_events(match: Match, events: list[dict[str, Any]]) -> None:
+    if not events:
+        return
+    rows = []
+    for event in events:
+        match.event_seq += 1
+        rows.append(MatchEvent(match=match, seq=match.event_seq, type=event["type"], data=event))
+    MatchEvent.objects.bulk_create(rows)
+    notify_match(match.pk)
+
+
+def _player_ref(user: User) -> dict[str, Any]:
+    return {"id": user.pk, "username": user.username, "is_bot": user.is_bot}
+
+
+def _check_wallet(user: User, amount: int) -> None:
+    if not amount:
+        return
+    balance = wallet_balance(user=user)
+    if balance < amount:
+        raise InsufficientChips(f"{user.username} has {balance} chips; the buy-in is {amount}.")
+
+
+# --- lobby ---------------------------------------------------------------------------
+
+
+@transaction.atomic
+def match_create(
+    *,
+    user: User,
+    ruleset: str,
+    options: dict[str, Any] | None = None,
+    max_players: int,
+    turn_seconds: int,
+    buy_in: int = 0,
+    ante: int = 0,
+    private: bool = False,
+    bots: list[str] | None = None,
+    on_timeout: str = Match.TimeoutPolicy.AUTO,
+    max_timeouts: int = 3,
+) -> Match:
+    try:
+        rules = engine.rules_from_preset(ruleset, options or {})
+    except engine.EngineError as exc:
+        raise rules_error(exc) from exc
+    if bots and len(bots) >= max_players:
+        raise DomainError(
+            "A match needs a seat for its creator besides the bots.", code="validation_error"
+        )
+    _check_wallet(user, buy_in)
+    match = Match.objects.create(
+        ruleset=ruleset,
+        family=rules.family,
+        rules=rules.to_dict(),
+        created_by=user,
+        max_players=max_players,
+        turn_seconds=turn_seconds,
+        buy_in=buy_in,
+        ante=ante,
+        private=private,
+        invite_code=secrets.token_urlsafe(9) if private else "",
+        on_timeout=on_timeout,
+        max_timeouts=max_timeouts,
+    )
+    Seat.objects.create(match=match, seat=0, player=user)
+    _append_events(
+        match,
+        [
+            {
+                "type": "match_created",
+                "ruleset": ruleset,
+                "rules": match.rules,
+                "max_players": max_players,
+                "buy_in": buy_in,
+                "ante": ante,
+            },
+            {"type": "player_joined", "seat": 0, "player": _player_ref(user)},
+        ],
+    )
+    for strategy in bots or []:
+        _seat_bot(match, strategy)
+    _bump_and_maybe_start(match)
+    return match
+
+
+def _free_seat_number(match: Match) -> int:
+    taken = set(match.seats.values_list("seat", flat=True))
+    return next(n for n in range(match.max_players) if n not in taken)
+
+
+def _seat_player(match: Match, user: User) -> Seat:
+    if match.seats.filter(player=user).exists():
+        raise AlreadySeated("You already have a seat in this match.")
+    if match.seats.count() >= match.max_players:
+        raise MatchFull(f"All {match.max_players} seats are taken.")
+    seat = Seat.objects.create(match=match, seat=_free_seat_number(match), player=user)
+    _append_events(
+        match, [{"type": "player_joined", "seat": seat.seat, "player": _player_ref(user)}]
+    )
+    return seat
+
+
+def _seat_bot(match: Match, strategy: str) -> Seat:
+    from games.bots import bot_account, fund_bot
+
+    bot = bot_account(strategy)
+    if match.seats.filter(player=bot).exists():
+        # One account per strategy: a second bot of a strategy gets a numbered twin.
+        bot = bot_account(strategy, index=match.seats.exclude(player__bot_strategy="").count())
+    fund_bot(bot=bot, amount=match.buy_in)
+    return _seat_player(match, bot)
+
+
+def _bump_and_maybe_start(match: Match) -> None:
+    match.version += 1
+    if match.seats.count() >= match.max_players:
+        _start(match)
+    else:
+        match.save(update_fields=["version", "event_seq"])
+
+
+@transaction.atomic
+def match_join(*, match_id: int, user: User, invite_code: str | None = None) -> Match:
+    match = _lock(match_id)
+    if match.status != Match.Status.OPEN:
+        raise MatchNotOpen("This match is not open for joining.")
+    if match.private and invite_code != match.invite_code:
+        raise DomainError(
+            "This private match needs its invite code.", code="invalid_invite_code", status=403
+        )
+    _check_wallet(user, match.buy_in)
+    _seat_player(match, user)
+    _bump_and_maybe_start(match)
+    return match
+
+
+@transaction.atomic
+def match_leave(*, match_id: int, user: User) -> Match:
+    match = _lock(match_id)
+    if match.status != Match.Status.OPEN:
+        raise MatchNotOpen("You can only leave a match before it starts.")
+    seat = match.seats.filter(player=user).first()
+    if seat is None:
+        raise NotSeated("You have no seat in this match.")
+    number = seat.seat
+    seat.delete()
+    events: list[dict] = [{"type": "player_left", "seat": number, "player": _player_ref(user)}]
+    match.version += 1
+    if not match.seats.filter(player__bot_strategy="").exists():
+        match.status = Match.Status.ABORTED
+        match.finished_at = timezone.now()
+        events.append({"type": "match_aborted", "reason": "every player left"})
+    _append_events(match, events)
+    match.save(update_fields=["version", "event_seq", "status", "finished_at"])
+    return match
+
+
+@transaction.atomic
+def match_add_bot(*, match_id: int, user: User, strategy: str) -> Match:
+    match = _lock(match_id)
+    if match.created_by_id != user.pk:
+        raise NotCreator("Only the match's creator can add bots.")
+    if match.status != Match.Status.OPEN:
+        raise MatchNotOpen("Bots can only be added before the match starts.")
+    _seat_bot(match, strategy)
+    _bump_and_maybe_start(match)
+    return match
+
+
+@transaction.atomic
+def match_start(*, match_id: int, user: User) -> Match:
+    match = _lock(match_id)
+    if match.created_by_id != user.pk:
+        raise NotCreator("Only the match's creator can start it.")
+    if match.status != Match.Status.OPEN:
+        raise MatchNotOpen("This match has already started or ended.")
+    if match.seats.count() < 2:
+        raise DomainError(
+            "A match needs at least two players.", code="not_enough_players", status=409
+        )
+    match.version += 1
+    _start(match)
+    return match
+
+
+def _start(match: Match) -> None:
+    seats = _seats(match)
+    # Seats left by players who walked out are closed up: the engine numbers 0..n-1.
+    for number, seat in enumerate(seats):
+        if seat.seat != number:
+            seat.seat = number
+            seat.save(update_fields=["seat"])
+    for seat in seats:
+        _check_wallet(seat.player, match.buy_in)
+    rules = engine.Rules.from_dict(match.rules)
+    state, events = engine.new_match(rules, len(seats), SECURE_DICE, creator_seat=0)
+    match.status = Match.Status.ACTIVE
+    match.started_at = timezone.now()
+    chips.take_buy_ins(match=match, seats=seats)
+    _append_events(
+        match,
+        [
+            {
+                "type": "match_started",
+                "seats": [{"seat": s.seat, "player": _player_ref(s.player)} for s in seats],
+            }
+        ],
+    )
+    _absorb(match, seats, state, [e for e in events if e["type"] != "match_started"])
+
+
+# --- play ----------------------------------------------------------------------------
+
+
+def action_submit(
+    *, match_id: int, user: User, action: dict[str, Any], expected_version: int | None = None
+) -> Match:
+    with transaction.atomic():
+        match = _lock(match_id)
+        seats = _seats(match)
+        seat = next((s for s in seats if s.player_id == user.pk), None)
+        if seat is None:
+            raise NotSeated("You have no seat in this match.")
+        if seat.consecutive_timeouts:
+            seat.consecutive_timeouts = 0
+            seat.save(update_fields=["consecutive_timeouts"])
+        return _act(match, seats, seat.seat, action, expected_version)
+
+
+def _act(
+    match: Match,
+    seats: list[Seat],
+    seat_number: int,
+    action: dict[str, Any],
+    expected_version: int | None,
+    preface: list[dict] | None = None,
+) -> Match:
+    if match.status != Match.Status.ACTIVE:
+        raise MatchNotActive(f"This match is {match.status}.")
+    if expected_version is not None and expected_version != match.version:
+        raise StaleVersion(
+            f"The match is at version {match.version}, not {expected_version}; reload it."
+        )
+    state = engine.State.from_json(match.state)
+    try:
+        new_state, events = engine.apply(state, {**action, "seat": seat_number}, SECURE_DICE)
+    except engine.EngineError as exc:
+        raise rules_error(exc) from exc
+    match.version += 1
+    _absorb(match, seats, new_state, events, preface=preface)
+    return match
+
+
+def _absorb(
+    match: Match,
+    seats: list[Seat],
+    state: "engine.State",
+    events: list[dict],
+    preface: list[dict] | None = None,
+) -> None:
+    """Moves chips, records rounds and finishes the match as the engine's events say,
+    then saves the state, the events and fresh dice commitments."""
+    by_number = {s.seat: s for s in seats}
+    secret = match.secrets or {}
+    public: list[dict] = list(preface or [])
+    for event in events:
+        kind = event["type"]
+        if kind == "round_started":
+            number = event["number"]
+            live = [by_number[int(s)] for s in event.get("dice_counts", {})] or [
+                s for s in seats if state.live[s.seat]
+            ]
+            salts = {str(s.seat): new_salt() for s in seats}
+            moves = chips.take_antes(match=match, round_number=number, seats=live)
+            secret = {"round": number, "salts": salts, "commitments": {}, "chips": moves}
+            public.append(event)
+        elif kind in ("round_finished", "round_voided"):
+            record = dict(event["round"])
+            result = record.get("result")
+            moves = list(secret.get("chips", []))
+            if kind == "round_voided":
+                moves += chips.refund_voided_round(match=match, round_number=record["number"])
+            elif result and result.get("winner_seat") is not None:
+                moves += chips.pay_round_pot(
+                    match=match,
+                    round_number=record["number"],
+                    seat=by_number[result["winner_seat"]],
+                )
+            record["dice_commitments"] = secret.get("commitments", {})
+            record["salts"] = {
+                s: v for s, v in secret.get("salts", {}).items() if s in record["dice_commitments"]
+            }
+            if result is not None:
+                result["chips"] = moves
+            record["chips"] = moves
+            RoundRecord.objects.create(match=match, number=record["number"], record=record)
+            public.append({**event, "round": record})
+        elif kind == "player_out":
+            out = by_number[event["seat"]]
+            out.status = Seat.Status.OUT
+            out.save(update_fields=["status"])
+            public.append(event)
+        elif kind == "match_finished":
+            public.append(event)
+            _finish(match, seats, state, event)
+        else:
+            public.append(event)
+
+    if state.round is not None and not state.finished:
+        fresh = _commitments(state, secret.get("salts", {}))
+        if fresh != secret.get("commitments"):
+            secret["commitments"] = fresh
+            public.append(
+                {"type": "dice_committed", "round": state.round.number, "dice_commitments": fresh}
+            )
+    match.secrets = secret
+    match.state = state.to_json()
+    match.loaded_state = state  # the response view reuses it
+    turn = engine.current_seat(state)
+    match.turn_seat = turn
+    match.turn_deadline = _deadline(match, by_number[turn]) if turn is not None else None
+    _append_events(match, public)
+    match.save(update_fields=_PLAY_FIELDS)
+    _after_change(match, seats, turn)
+
+
+def _deadline(match: Match, seat: Seat):
+    if not seat.player.is_active:  # banned: the timeout policy plays this seat at once
+        return timezone.now()
+    seconds = match.turn_seconds
+    if seat.player.bot_strategy:
+        # A server bot's move is a task; if it were lost the sweep plays it soon after this.
+        seconds = min(seconds, settings.BOT_TURN_DEADLINE_SECONDS)
+    return timezone.now() + timedelta(seconds=seconds)
+
+
+def _after_change(match: Match, seats: list[Seat], turn: int | None) -> None:
+    """Work for after the commit: the bot's move, the timeout task, notifications."""
+    from accounts.webhooks import notify_players
+    from games import tasks
+
+    if match.status == Match.Status.FINISHED:
+        notify_players(
+            user_ids=[s.player_id for s in seats if getattr(s, "has_webhook", True)],
+            event="match_finished",
+            payload={"match_id": match.pk, "winner_seats": match.winner_seats},
+        )
+        return
+    if turn is None:
+        return
+    seat = next(s for s in seats if s.seat == turn)
+    player = seat.player
+    if player.bot_strategy:  # the server plays it (third-party bots play over the API)
+        tasks.schedule_bot_turn(match_id=match.pk, version=match.version)
+    elif getattr(seat, "has_webhook", True):
+        notify_players(
+            user_ids=[player.pk],
+            event="your_turn",
+            payload={
+                "match_id": match.pk,
+                "version": match.version,
+                "seat": turn,
+                "turn_deadline": match.turn_deadline.isoformat(),
+            },
+        )
+    tasks.schedule_turn_timeout(
+        match_id=match.pk, version=match.version, deadline=match.turn_deadline
+    )
+
+
+def _commitments(state: "engine.State", salts: dict[str, str]) -> dict[str, str]:
+    if state.rules.is_poker:
+        box = engine.seat_dice(state, state.round.turn)["box"]
+        salt = salts.setdefault("box", new_salt())
+        return {"box": commitment(salt, box)}
+    out = {}
+    for seat in range(state.n_players):
+        if state.live[seat]:
+            held = engine.seat_dice(state, seat)
+            out[str(seat)] = commitment(salts[str(seat)], held["cup"] + held["shown"])
+    return out
+
+
+def _finish(match: Match, seats: list[Seat], state: "engine.State", event: dict) -> None:
+    match.status = Match.Status.FINISHED
+    match.finished_at = timezone.now()
+    match.winner_seats = list(event["winner_seats"])
+    loser = state.loser if state.rules.is_poker and state.loser >= 0 else None
+    chips.settle_match(match=match, seats=seats, winner_seats=match.winner_seats, loser_seat=loser)
+    places = {int(s): p for s, p in engine.placements(state).items()}
+    players = {
+        u.pk: u
+        for u in User.objects.select_for_update()
+        .filter(pk__in=[s.player_id for s in seats])
+        .order_by("pk")
+    }
+    winners = {by.player_id for by in seats if by.seat in match.winner_seats}
+    apply_match_result(
+        players_by_place=[(players[s.player_id], places[s.seat]) for s in seats],
+        winners=winners,
+    )
+
+
+# --- chat ----------------------------------------------------------------------------
+
+
+@transaction.atomic
+def message_post(*, match_id: int, user: User, text: str) -> ChatMessage:
+    match = Match.objects.filter(pk=match_id).first()
+    if match is None:
+        raise MatchNotFound(f"No match {match_id}.")
+    if not match.seats.filter(player=user).exists():
+        raise NotSeated("Only seated players can talk at this table.")
+    if user.is_muted():
+        raise DomainError(
+            f"You are muted in chat until {user.chat_muted_until.isoformat()}.",
+            code="muted",
+            status=403,
+        )
+    return ChatMessage.objects.create(match=match, author=user, text=text)
+
+
+def _seat_choice(match: Match, seat: Seat, strategy: str) -> dict[str, Any]:
+    """What a strategy does for `seat`, from that seat's view only."""
+    state = engine.State.from_json(match.state)
+    view = engine.view_for(state, seat.seat)
+    legal = engine.legal_actions(state, seat.seat)
+    if strategy == "challenge":
+        return strategies.challenge_or_lowest_bid(legal, state.rules.ones_bids)
+    return strategies.choose_action(strategy, view, legal, SECURE_DICE)
+
+
+def bot_play(*, match_id: int, version: int) -> bool:
+    """Plays the bot's turn if the match is still at `version` (a duplicate or late
+    delivery of the task finds another version and does nothing)."""
+    with transaction.atomic():
+        match = Match.objects.select_for_update().filter(pk=match_id).first()
+        if match is None or match.version != version or match.status != Match.Status.ACTIVE:
+            return False
+        seats = _seats(match)
+        seat = next(s for s in seats if s.seat == match.turn_seat)
+        if not seat.player.bot_strategy:
+            return False
+        action = _seat_choice(match, seat, seat.player.bot_strategy)
+        _act(match, seats, seat.seat, action, version)
+        return True
+
+
+def turn_timeout(*, match_id: int, version: int | None = None) -> bool:
+    """Applies the match's timeout policy if its turn is past its deadline (and, when
+    given, the match is still at `version`). Returns whether anything happened."""
+    with transaction.atomic():
+        match = Match.objects.select_for_update(skip_locked=True).filter(pk=match_id).first()
+        if match is None or (version is not None and match.version != version):
+            return False
+        return _timeout_locked(match)
+
+
+def _timeout_locked(match: Match) -> bool:
+    now = timezone.now()
+    if (
+        match.status != Match.Status.ACTIVE
+        or match.turn_deadline is None
+        or match.turn_deadline > now
+    ):
+        return False
+    seats = _seats(match)
+    seat = next(s for s in seats if s.seat == match.turn_seat)
+    if seat.player.bot_strategy:  # its task was lost: play its move now
+        action = _seat_choice(match, seat, seat.player.bot_strategy)
+        _act(match, seats, seat.seat, action, None)
+        return True
+    seat.consecutive_timeouts += 1
+    seat.save(update_fields=["consecutive_timeouts"])
+    policy = match.on_timeout
+    if policy == Match.TimeoutPolicy.FORFEIT or (
+        policy == Match.TimeoutPolicy.AUTO and seat.consecutive_timeouts >= match.max_timeouts
+    ):
+        action = {"type": "forfeit"}
+    elif policy == Match.TimeoutPolicy.CHALLENGE:
+        action = _seat_choice(match, seat, "challenge")
+    else:
+        action = _seat_choice(match, seat, "cautious")
+    preface = [
+        {
+            "type": "turn_timed_out",
+            "seat": seat.seat,
+            "policy": policy,
+            "consecutive": seat.consecutive_timeouts,
+            "late_ms": int((now - match.turn_deadline).total_seconds() * 1000),
+        }
+    ]
+    _act(match, seats, seat.seat, action, None, preface=preface)
+    return True
+
+
+def sweep_due_turns(*, limit: int = 100) -> int:
+    """Times out every turn past its deadline whose task was lost or too far off to
+    schedule. `SKIP LOCKED`: several sweepers never wait on, or collide over, a match."""
+    due = (
+        Match.objects.filter(status=Match.Status.ACTIVE, turn_deadline__lte=timezone.now())
+        .order_by("turn_deadline")
+        .values_list("pk", flat=True)[:limit]
+    )
+    return sum(turn_timeout(match_id=match_id) for match_id in list(due))

@@ -1,0 +1,5 @@
+from accounts.throttles import PerUserThrottle
+
+
+class ChatThrottle(PerUserThrottle):
+    scope = "chat"

@@ -1,0 +1,131 @@
+"""Reads of the ledger: balances, a player's history, and the invariant audit."""
+
+from django.db import connection
+from django.db.models import Q, QuerySet
+
+from accounts.models import User
+from games.models import Match
+from ledger.models import Account, AccountKind, Transfer
+
+
+def wallet_balance(*, user: User) -> int:
+    """Chips in the player's wallet: the cached balance, one indexed read."""
+    balance = (
+        Account.objects.filter(kind=AccountKind.WALLET, user_id=user.pk)
+        .values_list("balance", flat=True)
+        .first()
+    )
+    return balance or 0
+
+
+def wallet_get(*, user: User) -> Account | None:
+    return Account.objects.filter(kind=AccountKind.WALLET, user_id=user.pk).first()
+
+
+def transfers_for_wallet(*, user: User) -> QuerySet[Transfer]:
+    """Every transfer in or out of the player's wallet (empty when it has none)."""
+    wallet = wallet_get(user=user)
+    if wallet is None:
+        return Transfer.objects.none()
+    return (
+        Transfer.objects.filter(Q(debit_id=wallet.pk) | Q(credit_id=wallet.pk))
+        .select_related("debit", "credit")
+        .order_by("-id")
+    )
+
+
+def circulation() -> int:
+    """Chips in circulation: minus the issuer's balance."""
+    balance = (
+        Account.objects.filter(kind=AccountKind.ISSUER).values_list("balance", flat=True).first()
+    )
+    return -(balance or 0)
+
+
+# --------------------------------------------------------------------------- audit
+
+_CHECKS: list[tuple[str, str]] = [
+    (
+        "double entry: the balances of all accounts sum to zero",
+        "SELECT COALESCE(SUM(balance), 0) AS total FROM ledger_account"
+        " HAVING COALESCE(SUM(balance), 0) <> 0",
+    ),
+    (
+        "every cached balance equals the sum of its transfers",
+        """
+        SELECT a.id, a.kind, a.balance AS cached, COALESCE(t.total, 0) AS from_transfers
+        FROM ledger_account a
+        LEFT JOIN (
+            SELECT account_id, SUM(delta) AS total FROM (
+                SELECT credit_id AS account_id, amount AS delta FROM ledger_transfer
+                UNION ALL
+                SELECT debit_id, -amount FROM ledger_transfer
+            ) postings GROUP BY account_id
+        ) t ON t.account_id = a.id
+        WHERE a.balance <> COALESCE(t.total, 0)
+        ORDER BY a.id
+        """,
+    ),
+    (
+        "no account but the issuer is negative, and the issuer is not positive",
+        "SELECT id, kind, balance FROM ledger_account"
+        " WHERE (kind <> 'issuer' AND balance < 0) OR (kind = 'issuer' AND balance > 0)"
+        " ORDER BY id",
+    ),
+    (
+        "every transfer moves a positive amount between two different accounts",
+        "SELECT id, debit_id, credit_id, amount FROM ledger_transfer"
+        " WHERE amount <= 0 OR debit_id = credit_id ORDER BY id",
+    ),
+    (
+        "every recorded balance-after matches the running sum of its account",
+        """
+        SELECT transfer_id, account_id, stated, running FROM (
+            SELECT transfer_id, account_id, stated,
+                   SUM(delta) OVER (PARTITION BY account_id ORDER BY transfer_id) AS running
+            FROM (
+                SELECT id AS transfer_id, credit_id AS account_id, amount AS delta,
+                       credit_balance_after AS stated FROM ledger_transfer
+                UNION ALL
+                SELECT id, debit_id, -amount, debit_balance_after FROM ledger_transfer
+            ) postings
+        ) r
+        WHERE stated IS NOT NULL AND stated <> running
+        ORDER BY transfer_id
+        """,
+    ),
+    (
+        "every finished or aborted match has empty pots and stacks",
+        """
+        SELECT m.id AS match_id, m.status, a.id AS account_id, a.kind, a.balance
+        FROM ledger_account a JOIN games_match m ON m.id = a.match_id
+        WHERE m.status IN (%s, %s) AND a.kind IN ('round_pot', 'game_pot', 'stack')
+          AND a.balance <> 0
+        ORDER BY m.id, a.id
+        """,
+    ),
+]
+
+
+def ledger_problems(*, limit: int = 20) -> list[tuple[str, list[dict]]]:
+    """Runs every invariant; returns (invariant, offending rows) for each one that fails.
+
+    Runs in one REPEATABLE READ snapshot so concurrent transfers cannot cause false alarms.
+    """
+    failures: list[tuple[str, list[dict]]] = []
+    params = [Match.Status.FINISHED, Match.Status.ABORTED]
+    with connection.cursor() as cursor:
+        in_atomic = connection.in_atomic_block
+        if not in_atomic:
+            cursor.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        try:
+            for name, sql in _CHECKS:
+                cursor.execute(sql, params if "%s" in sql else None)
+                columns = [c.name for c in cursor.description]
+                rows = [dict(zip(columns, row, strict=True)) for row in cursor.fetchmany(limit)]
+                if rows:
+                    failures.append((name, rows))
+        finally:
+            if not in_atomic:
+                cursor.execute("COMMIT")
+    return failures

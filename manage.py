@@ -1,0 +1,15 @@
+#!/usr/bin/env python
+import os
+import sys
+
+
+def main() -> None:
+    # Developer defaults; deployments set DJANGO_SETTINGS_MODULE=config.settings.base.
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+    from django.core.management import execute_from_command_line
+
+    execute_from_command_line(sys.argv)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,21 @@
+from config.errors import ConflictError, DomainError, PermissionDeniedError
+
+
+class ModerationError(DomainError):
+    code = "moderation_error"
+
+
+class ReasonRequired(ModerationError):
+    code = "reason_required"
+
+
+class NotAllowed(PermissionDeniedError):
+    code = "not_allowed"
+
+
+class NothingToDo(ConflictError):
+    code = "nothing_to_do"
+
+
+class AuditImmutable(ModerationError):
+    code = "audit_immutable"

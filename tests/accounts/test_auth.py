@@ -1,0 +1,230 @@
+from datetime import timedelta
+
+import pytest
+from django.test import override_settings
+from django.utils import timezone
+from rest_framework.settings import api_settings
+
+from accounts.models import ApiToken, User, hash_token
+from accounts.services import token_create
+from tests.conftest import client_for
+from tests.factories import DEFAULT_PASSWORD, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+REGISTER = "/api/v1/auth/register/"
+TOKEN = "/api/v1/auth/token/"
+ME = "/api/v1/me/"
+STRONG = "a-Long-and-unusual-passphrase-42"
+
+
+def assert_problem(response, status: int, code: str) -> dict:
+    assert response.status_code == status, response.content
+    assert response["Content-Type"] == "application/problem+json"
+    body = response.json()
+    assert body["code"] == code
+    assert body["status"] == status
+    assert {"type", "title", "detail"} <= set(body)
+    return body
+
+
+def test_register_creates_account_and_returns_a_working_token(api_client):
+    response = api_client.post(REGISTER, {"username": "alice", "password": STRONG}, format="json")
+    assert response.status_code == 201
+    body = response.json()
+    assert body["username"] == "alice"
+    user = User.objects.get(pk=body["id"])
+    assert user.check_password(STRONG)
+    # The token is stored only as a hash.
+    assert not ApiToken.objects.filter(key_hash=body["token"]).exists()
+    assert ApiToken.objects.filter(key_hash=hash_token(body["token"]), user=user).exists()
+
+    api_client.credentials(HTTP_AUTHORIZATION=f"Bearer {body['token']}")
+    me = api_client.get(ME)
+    assert me.status_code == 200
+    assert me.json()["username"] == "alice"
+    assert set(me.json()) >= {
+        "id",
+        "username",
+        "is_bot",
+        "chips",
+        "rating",
+        "games_played",
+        "games_won",
+    }
+
+
+def test_register_duplicate_username_is_rejected_case_insensitively(api_client):
+    UserFactory(username="Bob")
+    response = api_client.post(REGISTER, {"username": "bob", "password": STRONG}, format="json")
+    body = assert_problem(response, 400, "validation_error")
+    assert body["errors"][0]["field"] == "username"
+    assert body["errors"][0]["code"] == "username_taken"
+    assert User.objects.filter(username__iexact="bob").count() == 1
+
+
+@pytest.mark.parametrize("password", ["short", "password123", "12345678901", "alice1234"])
+def test_register_weak_password_is_rejected(api_client, password):
+    response = api_client.post(REGISTER, {"username": "alice", "password": password}, format="json")
+    body = assert_problem(response, 400, "validation_error")
+    assert body["errors"][0]["field"] == "password"
+    assert not User.objects.filter(username="alice").exists()
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {},
+        {"username": "alice"},
+        {"username": "x", "password": STRONG},
+        {"username": "has space", "password": STRONG},
+        {"username": 12, "password": STRONG},
+        {"username": ["a"], "password": STRONG},
+    ],
+)
+def test_register_bad_input_changes_nothing(api_client, payload):
+    response = api_client.post(REGISTER, payload, format="json")
+    assert_problem(response, 400, "validation_error")
+    assert User.objects.count() == 0
+
+
+def test_malformed_json_is_a_parse_error(api_client):
+    response = api_client.post(REGISTER, b"{not json", content_type="application/json")
+    assert_problem(response, 400, "parse_error")
+
+
+def test_form_encoded_body_is_unsupported(api_client):
+    response = api_client.post(REGISTER, {"username": "a", "password": "b"})
+    assert_problem(response, 415, "unsupported_media_type")
+
+
+def test_login_returns_new_token_and_wrong_password_fails(api_client, user):
+    ok = api_client.post(
+        TOKEN, {"username": user.username, "password": DEFAULT_PASSWORD}, format="json"
+    )
+    assert ok.status_code == 200
+    assert ok.json()["expires_at"] is None
+    assert ApiToken.objects.filter(user=user).count() == 1
+
+    bad = api_client.post(TOKEN, {"username": user.username, "password": "nope"}, format="json")
+    assert_problem(bad, 400, "invalid_credentials")
+    unknown = api_client.post(TOKEN, {"username": "ghost", "password": "nope"}, format="json")
+    assert_problem(unknown, 400, "invalid_credentials")
+    assert ApiToken.objects.filter(user=user).count() == 1
+
+
+def test_login_with_expiry_sets_expires_at(api_client, user):
+    response = api_client.post(
+        TOKEN,
+        {"username": user.username, "password": DEFAULT_PASSWORD, "expires_in": 3600},
+        format="json",
+    )
+    assert response.status_code == 200
+    token = ApiToken.objects.get(user=user)
+    assert timedelta(minutes=59) < token.expires_at - timezone.now() <= timedelta(hours=1)
+
+
+def test_missing_token_is_not_authenticated(api_client):
+    response = api_client.get(ME)
+    assert_problem(response, 401, "not_authenticated")
+    assert response["WWW-Authenticate"].startswith("Bearer")
+
+
+def test_garbage_token_is_rejected(api_client):
+    api_client.credentials(HTTP_AUTHORIZATION="Bearer not-a-token")
+    assert_problem(api_client.get(ME), 401, "authentication_failed")
+
+
+def test_revoke_makes_the_token_unusable_and_leaves_others(user):
+    client = client_for(user)
+    other_client = client_for(user)
+    assert client.delete(TOKEN).status_code == 204
+    assert_problem(client.get(ME), 401, "authentication_failed")
+    assert other_client.get(ME).status_code == 200
+    assert ApiToken.objects.filter(user=user, revoked_at__isnull=False).count() == 1
+
+
+def test_expired_token_is_rejected(api_client, user):
+    token, raw = token_create(user=user, expires_in=timedelta(minutes=5))
+    ApiToken.objects.filter(pk=token.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
+    api_client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+    assert_problem(api_client.get(ME), 401, "token_expired")
+
+
+def test_inactive_account_token_is_rejected(user):
+    client = client_for(user)
+    User.objects.filter(pk=user.pk).update(is_active=False)
+    assert_problem(client.get(ME), 401, "authentication_failed")
+
+
+def test_patch_me_declares_a_bot(auth_client, user):
+    response = auth_client.patch(ME, {"is_bot": True}, format="json")
+    assert response.status_code == 200
+    assert response.json()["is_bot"] is True
+    user.refresh_from_db()
+    assert user.is_bot
+    bad = auth_client.patch(ME, {"is_bot": "maybe"}, format="json")
+    assert_problem(bad, 400, "validation_error")
+    user.refresh_from_db()
+    assert user.is_bot
+
+
+def test_public_profile(api_client, user):
+    response = api_client.get(f"/api/v1/players/{user.username.upper()}/")
+    assert response.status_code == 200
+    assert response.json()["username"] == user.username
+    assert "chips" not in response.json()
+    assert_problem(api_client.get("/api/v1/players/nobody/"), 404, "not_found")
+
+
+def _rates(**overrides: str) -> dict:
+    rates = dict(api_settings.DEFAULT_THROTTLE_RATES)
+    rates.update(overrides)
+    return rates
+
+
+def _rest_framework_with(rates: dict) -> dict:
+    from django.conf import settings
+
+    return {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}
+
+
+def test_login_is_throttled_per_username_across_addresses(api_client, user):
+    with override_settings(REST_FRAMEWORK=_rest_framework_with(_rates(login_username="3/min"))):
+        for n in range(3):
+            r = api_client.post(
+                TOKEN,
+                {"username": user.username, "password": "x"},
+                format="json",
+                REMOTE_ADDR=f"10.0.0.{n}",
+            )
+            assert r.status_code == 400
+        r = api_client.post(
+            TOKEN,
+            {"username": user.username, "password": DEFAULT_PASSWORD},
+            format="json",
+            REMOTE_ADDR="10.0.0.99",
+        )
+        body = assert_problem(r, 429, "throttled")
+        assert int(r["Retry-After"]) > 0
+        assert "detail" in body
+    assert ApiToken.objects.filter(user=user).count() == 0
+
+
+def test_register_is_throttled_per_address(api_client):
+    with override_settings(REST_FRAMEWORK=_rest_framework_with(_rates(register_ip="2/hour"))):
+        for n in range(2):
+            r = api_client.post(
+                REGISTER, {"username": f"newbie{n}", "password": STRONG}, format="json"
+            )
+            assert r.status_code == 201
+        r = api_client.post(REGISTER, {"username": "newbie9", "password": STRONG}, format="json")
+        assert_problem(r, 429, "throttled")
+    assert not User.objects.filter(username="newbie9").exists()
+
+
+def test_general_per_user_throttle(auth_client):
+    with override_settings(REST_FRAMEWORK=_rest_framework_with(_rates(user="2/min"))):
+        assert auth_client.get(ME).status_code == 200
+        assert auth_client.get(ME).status_code == 200
+        assert_problem(auth_client.get(ME), 429, "throttled")

@@ -1,0 +1,56 @@
+"""Errors outside DRF views, health, request ids and the schema/docs endpoints."""
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+
+def test_unknown_url_is_problem_json(client):
+    response = client.get("/api/v1/no-such-thing/")
+    assert response.status_code == 404
+    assert response["Content-Type"] == "application/problem+json"
+    assert response.json()["code"] == "not_found"
+
+
+def test_method_not_allowed_is_problem_json(auth_client):
+    response = auth_client.put("/api/v1/me/", {}, format="json")
+    assert response.status_code == 405
+    assert response.json()["code"] == "method_not_allowed"
+
+
+def test_healthz_reports_database_and_broker(client):
+    response = client.get("/healthz")
+    assert response.status_code == 200, response.content
+    assert response.json()["checks"] == {"database": "ok", "broker": "ok"}
+
+
+def test_healthz_is_503_when_the_broker_is_down(client, settings):
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:1/0"
+    response = client.get("/healthz")
+    assert response.status_code == 503
+    assert response.json()["checks"]["broker"] == "down"
+
+
+def test_request_id_is_echoed_or_generated(client):
+    supplied = client.get("/healthz", HTTP_X_REQUEST_ID="client-req-12345")
+    assert supplied["X-Request-ID"] == "client-req-12345"
+    generated = client.get("/healthz", HTTP_X_REQUEST_ID="bad id!")
+    assert len(generated["X-Request-ID"]) == 32
+
+
+def test_schema_documents_problem_responses(client):
+    response = client.get("/api/v1/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    assert response.status_code == 200
+    schema = response.json()
+    assert "Problem" in schema["components"]["schemas"]
+    register = schema["paths"]["/api/v1/auth/register/"]["post"]
+    assert "201" in register["responses"] and "400" in register["responses"]
+
+
+def test_docs_page_serves_local_assets(client):
+    response = client.get("/api/v1/docs/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "swagger-ui" in html
+    assert "cdn" not in html.lower()
+    assert "/static/drf_spectacular_sidecar/" in html

@@ -1,0 +1,116 @@
+"""A real Celery worker (and beat) in a subprocess, on the broker the settings name and
+the test database."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _test_database_url() -> str:
+    db = connection.settings_dict
+    host = db.get("HOST") or ""
+    url = f"postgres://{db['USER']}@{host}{':' + str(db['PORT']) if db.get('PORT') else ''}"
+    url += f"/{db['NAME']}"
+    socket_dir = (db.get("OPTIONS") or {}).get("host")
+    return f"{url}?host={socket_dir}" if socket_dir else url
+
+
+class Processes:
+    def __init__(self, tmp_path: Path) -> None:
+        self.tmp_path = tmp_path
+        self.running: list[subprocess.Popen] = []
+        self.env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "config.settings.test",
+            "DATABASE_URL": _test_database_url(),
+            "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+            "TEST_CELERY_QUEUE": settings.CELERY_TASK_DEFAULT_QUEUE,
+            "SWEEP_SECONDS": "0.5",
+        }
+
+    def start_worker(self) -> subprocess.Popen:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                "--pool",
+                "solo",
+                "-Q",
+                settings.CELERY_TASK_DEFAULT_QUEUE,
+                "--loglevel",
+                "WARNING",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+            ],
+            cwd=ROOT,
+            env=self.env,
+            start_new_session=True,
+        )
+        self.running.append(proc)
+        return proc
+
+    def start_beat(self) -> subprocess.Popen:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "beat",
+                "--loglevel",
+                "WARNING",
+                "--schedule",
+                str(self.tmp_path / "beat-schedule"),
+            ],
+            cwd=ROOT,
+            env=self.env,
+            start_new_session=True,
+        )
+        self.running.append(proc)
+        return proc
+
+    def kill(self, proc: subprocess.Popen) -> None:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+
+    def stop_all(self) -> None:
+        for proc in self.running:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+
+
+@pytest.fixture
+def celery_processes(transactional_db, tmp_path):
+    processes = Processes(tmp_path)
+    yield processes
+    processes.stop_all()
+
+
+def wait_until(predicate, *, timeout: float, interval: float = 0.2):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"condition not met within {timeout} s")

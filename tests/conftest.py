@@ -1,0 +1,46 @@
+import pytest
+from django.core.cache import cache
+from rest_framework.test import APIClient
+
+from tests.factories import UserFactory
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Throttle counters live in the shared cache; each test starts from none."""
+    cache.clear()
+    yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _stop_event_listener(django_db_setup, django_db_blocker):
+    """The long-poll listener holds a connection to the test database; close it first."""
+    yield
+    from games.notify import listener
+
+    listener.stop()
+
+
+@pytest.fixture
+def api_client() -> APIClient:
+    return APIClient()
+
+
+@pytest.fixture
+def user(db):
+    return UserFactory()
+
+
+@pytest.fixture
+def auth_client(user) -> APIClient:
+    return client_for(user)
+
+
+def client_for(user) -> APIClient:
+    """An API client authenticated with a fresh bearer token of `user`."""
+    from accounts.services import token_create
+
+    _, raw = token_create(user=user)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+    return client

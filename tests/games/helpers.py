@@ -1,0 +1,61 @@
+"""A client that plays only from what the API shows it: legal_actions."""
+
+import random
+
+from rest_framework.test import APIClient
+
+from tests.conftest import client_for
+from tests.factories import PlayerFactory
+
+MATCHES = "/api/v1/matches/"
+
+
+def action_from_legal(legal: list[dict], rng: random.Random) -> dict:
+    entry = rng.choice(legal)
+    kind = entry["type"]
+    if kind == "bid" and "min_quantity_by_face" in entry:
+        face, quantity = rng.choice(sorted(entry["min_quantity_by_face"].items()))
+        return {"type": "bid", "quantity": quantity, "face": int(face)}
+    if kind == "bid":
+        action = {"type": "bid", "hand": entry["min_hand"]}
+        if entry.get("needs_direction"):
+            action["direction"] = rng.choice(["left", "right"])
+        return action
+    if kind == "challenge" and entry.get("target_seats"):
+        return {"type": "challenge", "target_seat": rng.choice(entry["target_seats"])}
+    if kind == "show_reroll":
+        return {"type": "show_reroll", "show": [0]}
+    if kind == "reroll":
+        return {"type": "reroll", "hold": sorted(rng.sample(range(5), rng.randint(0, 5)))}
+    return {"type": kind}
+
+
+def seated_players(n: int) -> list[tuple[object, APIClient]]:
+    users = [PlayerFactory() for _ in range(n)]
+    return [(u, client_for(u)) for u in users]
+
+
+def create_and_fill(players, **body) -> int:
+    (_, creator), others = players[0], players[1:]
+    body.setdefault("max_players", len(players))
+    body.setdefault("turn_seconds", 60)
+    response = creator.post(MATCHES, body, format="json")
+    assert response.status_code == 201, response.content
+    match_id = response.json()["id"]
+    for _, client in others:
+        joined = client.post(f"{MATCHES}{match_id}/join/", {}, format="json")
+        assert joined.status_code == 200, joined.content
+    return match_id
+
+
+def play_to_the_end(match_id: int, players, rng: random.Random, max_actions: int = 3000):
+    clients = [c for _, c in players]
+    for _ in range(max_actions):
+        views = [c.get(f"{MATCHES}{match_id}/").json() for c in clients]
+        if views[0]["status"] != "active":
+            return views[0]
+        actor = next(i for i, v in enumerate(views) if v["legal_actions"])
+        action = action_from_legal(views[actor]["legal_actions"], rng)
+        response = clients[actor].post(f"{MATCHES}{match_id}/actions/", action, format="json")
+        assert response.status_code == 201, (action, response.content)
+    raise AssertionError("the match did not end")

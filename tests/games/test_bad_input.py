@@ -1,0 +1,272 @@
+"""Bad input gets a 4xx problem+json with the right code and changes nothing: not the
+match, not its events, not a single balance."""
+
+import random
+
+import pytest
+
+from games.models import Match, MatchEvent
+from ledger.models import Account
+from tests.conftest import client_for
+from tests.factories import PlayerFactory
+from tests.games.helpers import MATCHES, create_and_fill, seated_players
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _seeded_dice(monkeypatch):
+    monkeypatch.setattr("games.services.SECURE_DICE", random.Random(42))
+
+
+def snapshot(match_id: int) -> tuple:
+    match = Match.objects.get(pk=match_id)
+    return (
+        match.status,
+        match.version,
+        match.event_seq,
+        match.state,
+        match.secrets,
+        list(MatchEvent.objects.filter(match=match).values_list("seq", "type")),
+        sorted(Account.objects.values_list("id", "balance")),
+        list(match.seats.values_list("seat", "player_id", "status")),
+    )
+
+
+def assert_rejected(response, status: int, code: str) -> None:
+    assert response.status_code == status, response.content
+    assert response["Content-Type"] == "application/problem+json"
+    assert response.json()["code"] == code
+
+
+@pytest.fixture
+def running():
+    players = seated_players(3)
+    match_id = create_and_fill(players, ruleset="milton_bradley", buy_in=30, ante=1)
+    match = Match.objects.get(pk=match_id)
+    turn = match.turn_seat
+    seat_of = {s.player_id: s.seat for s in match.seats.all()}
+    by_seat = {seat_of[u.pk]: c for u, c in players}
+    return match_id, by_seat[turn], by_seat[(turn + 1) % 3]
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code"),
+    [
+        ({}, 400, "validation_error"),
+        ({"type": "shout"}, 400, "validation_error"),
+        ({"type": "bid"}, 400, "validation_error"),
+        ({"type": "bid", "quantity": "3", "face": 4}, 400, "validation_error"),
+        ({"type": "bid", "quantity": 3.0, "face": 4}, 400, "validation_error"),
+        ({"type": "bid", "quantity": True, "face": 4}, 400, "validation_error"),
+        ({"type": "bid", "quantity": 3, "face": 7}, 400, "validation_error"),
+        ({"type": "bid", "quantity": 0, "face": 4}, 400, "validation_error"),
+        ({"type": "bid", "quantity": 16, "face": 4}, 400, "invalid_bid"),
+        ({"type": "challenge"}, 400, "illegal_action"),
+        ({"type": "accept"}, 400, "illegal_action"),
+        ({"type": "bid", "hand": ["A", "A"]}, 400, "validation_error"),
+        ({"type": "bid", "quantity": 2, "face": 3, "expected_version": 999}, 409, "stale_version"),
+        (
+            {"type": "bid", "quantity": 2, "face": 3, "expected_version": "x"},
+            400,
+            "validation_error",
+        ),
+    ],
+)
+def test_bad_actions_change_nothing(running, body, status, code):
+    match_id, on_turn, _ = running
+    before = snapshot(match_id)
+    assert_rejected(
+        on_turn.post(f"{MATCHES}{match_id}/actions/", body, format="json"), status, code
+    )
+    assert snapshot(match_id) == before
+
+
+def test_a_bid_that_is_not_higher_is_rejected_with_a_clear_message(running):
+    match_id, on_turn, next_player = running
+    assert (
+        on_turn.post(
+            f"{MATCHES}{match_id}/actions/",
+            {"type": "bid", "quantity": 5, "face": 4},
+            format="json",
+        ).status_code
+        == 201
+    )
+    before = snapshot(match_id)
+    response = next_player.post(
+        f"{MATCHES}{match_id}/actions/", {"type": "bid", "quantity": 4, "face": 6}, format="json"
+    )
+    assert_rejected(response, 400, "bid_not_higher")
+    assert "five 4s" in response.json()["detail"]
+    assert snapshot(match_id) == before
+
+
+def test_acting_out_of_turn(running):
+    match_id, _, next_player = running
+    before = snapshot(match_id)
+    response = next_player.post(
+        f"{MATCHES}{match_id}/actions/", {"type": "bid", "quantity": 2, "face": 3}, format="json"
+    )
+    assert_rejected(response, 409, "not_your_turn")
+    assert snapshot(match_id) == before
+
+
+def test_acting_in_someone_elses_match(running):
+    match_id, _, _ = running
+    stranger = client_for(PlayerFactory())
+    before = snapshot(match_id)
+    assert_rejected(
+        stranger.post(
+            f"{MATCHES}{match_id}/actions/",
+            {"type": "bid", "quantity": 2, "face": 3},
+            format="json",
+        ),
+        403,
+        "not_a_player",
+    )
+    assert_rejected(
+        stranger.post(f"{MATCHES}{match_id}/messages/", {"text": "hi"}, format="json"),
+        403,
+        "not_a_player",
+    )
+    assert snapshot(match_id) == before
+
+
+def test_acting_in_a_missing_match():
+    client = client_for(PlayerFactory())
+    assert_rejected(
+        client.post(f"{MATCHES}987654/actions/", {"type": "challenge"}, format="json"),
+        404,
+        "not_found",
+    )
+
+
+def test_acting_in_a_finished_match(running):
+    match_id, on_turn, _ = running
+    Match.objects.filter(pk=match_id).update(status="finished")
+    before = snapshot(match_id)
+    assert_rejected(
+        on_turn.post(
+            f"{MATCHES}{match_id}/actions/",
+            {"type": "bid", "quantity": 2, "face": 3},
+            format="json",
+        ),
+        409,
+        "match_not_active",
+    )
+    assert snapshot(match_id) == before
+
+
+def test_joining_a_full_or_started_match_and_a_second_join():
+    players = seated_players(2)
+    creator = players[0][1]
+    response = creator.post(
+        MATCHES, {"ruleset": "classic", "max_players": 3, "turn_seconds": 60}, format="json"
+    )
+    match_id = response.json()["id"]
+    before = snapshot(match_id)
+    assert_rejected(
+        creator.post(f"{MATCHES}{match_id}/join/", {}, format="json"), 409, "already_seated"
+    )
+    assert snapshot(match_id) == before
+    players[1][1].post(f"{MATCHES}{match_id}/join/", {}, format="json")
+    third = client_for(PlayerFactory())
+    assert third.post(f"{MATCHES}{match_id}/join/", {}, format="json").status_code == 200
+    # Full: it started by itself.
+    assert Match.objects.get(pk=match_id).status == "active"
+    fourth = client_for(PlayerFactory())
+    before = snapshot(match_id)
+    assert_rejected(
+        fourth.post(f"{MATCHES}{match_id}/join/", {}, format="json"), 409, "match_not_open"
+    )
+    assert snapshot(match_id) == before
+
+
+def test_join_needs_the_chips_and_the_invite_code():
+    players = seated_players(1)
+    creator = players[0][1]
+    match_id = creator.post(
+        MATCHES,
+        {
+            "ruleset": "classic",
+            "max_players": 4,
+            "turn_seconds": 60,
+            "buy_in": 500,
+            "private": True,
+        },
+        format="json",
+    ).json()["id"]
+    code = creator.get(f"{MATCHES}{match_id}/").json()["invite_code"]
+    assert code
+    poor = client_for(PlayerFactory(chips=100))
+    rich = client_for(PlayerFactory())
+    before = snapshot(match_id)
+    assert_rejected(
+        rich.post(f"{MATCHES}{match_id}/join/", {}, format="json"), 403, "invalid_invite_code"
+    )
+    assert_rejected(rich.get(f"{MATCHES}{match_id}/"), 404, "not_found")
+    assert_rejected(
+        poor.post(f"{MATCHES}{match_id}/join/", {"invite_code": code}, format="json"),
+        409,
+        "insufficient_chips",
+    )
+    assert snapshot(match_id) == before
+    joined = rich.post(f"{MATCHES}{match_id}/join/", {"invite_code": code}, format="json")
+    assert joined.status_code == 200
+    assert joined.json()["invite_code"] is None  # only the creator sees it
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"ruleset": "yahtzee", "max_players": 3, "turn_seconds": 60}, "ruleset"),
+        ({"ruleset": "classic", "max_players": 9, "turn_seconds": 60}, "max_players"),
+        ({"ruleset": "classic", "max_players": 1, "turn_seconds": 60}, "max_players"),
+        ({"ruleset": "classic", "max_players": 3, "turn_seconds": 5}, "turn_seconds"),
+        ({"ruleset": "classic", "max_players": 3, "turn_seconds": 8 * 86400}, "turn_seconds"),
+        ({"ruleset": "classic", "max_players": 3, "turn_seconds": 60, "buy_in": -1}, "buy_in"),
+        ({"ruleset": "classic", "max_players": 3, "turn_seconds": 60, "ante": 5}, "ante"),
+        ({"ruleset": "classic", "max_players": "3", "turn_seconds": 60}, "max_players"),
+    ],
+)
+def test_create_rejects_bad_values(body, field):
+    client = client_for(PlayerFactory())
+    response = client.post(MATCHES, body, format="json")
+    assert_rejected(response, 400, "validation_error")
+    assert response.json()["errors"][0]["field"] == field
+    assert Match.objects.count() == 0
+
+
+def test_create_rejects_bad_options_naming_the_option():
+    client = client_for(PlayerFactory())
+    response = client.post(
+        MATCHES,
+        {
+            "ruleset": "milton_bradley",
+            "max_players": 3,
+            "turn_seconds": 60,
+            "options": {"ones_bids": "face"},
+        },
+        format="json",
+    )
+    assert response.status_code == 400
+    assert "ones_bids" in response.json()["detail"]
+    assert Match.objects.count() == 0
+
+
+def test_only_the_creator_starts_and_not_alone():
+    players = seated_players(2)
+    creator, other = players[0][1], players[1][1]
+    match_id = creator.post(
+        MATCHES, {"ruleset": "classic", "max_players": 4, "turn_seconds": 60}, format="json"
+    ).json()["id"]
+    assert_rejected(
+        creator.post(f"{MATCHES}{match_id}/start/", format="json"), 409, "not_enough_players"
+    )
+    other.post(f"{MATCHES}{match_id}/join/", {}, format="json")
+    before = snapshot(match_id)
+    assert_rejected(other.post(f"{MATCHES}{match_id}/start/", format="json"), 403, "not_creator")
+    assert snapshot(match_id) == before
+    assert creator.post(f"{MATCHES}{match_id}/start/", format="json").status_code == 200
+    assert Match.objects.get(pk=match_id).status == "active"
+    assert_rejected(other.post(f"{MATCHES}{match_id}/leave/", format="json"), 409, "match_not_open")

@@ -1,0 +1,131 @@
+import random
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from games.models import Match, MatchEvent
+from tests.games.helpers import (
+    MATCHES,
+    action_from_legal,
+    create_and_fill,
+    seated_players,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _seeded_dice(monkeypatch):
+    monkeypatch.setattr("games.services.SECURE_DICE", random.Random(5))
+
+
+def test_replay_returns_the_first_response_and_changes_nothing():
+    players = seated_players(1)
+    client = players[0][1]
+    body = {"ruleset": "classic", "max_players": 3, "turn_seconds": 60}
+    first = client.post(MATCHES, body, format="json", HTTP_IDEMPOTENCY_KEY="create-1")
+    assert first.status_code == 201
+    again = client.post(MATCHES, body, format="json", HTTP_IDEMPOTENCY_KEY="create-1")
+    assert again.status_code == 201
+    assert again["Idempotent-Replayed"] == "true"
+    assert again.json() == first.json()
+    assert Match.objects.count() == 1
+
+    other = client.post(
+        MATCHES, {**body, "max_players": 4}, format="json", HTTP_IDEMPOTENCY_KEY="create-1"
+    )
+    assert other.status_code == 422
+    assert other.json()["code"] == "idempotency_key_reused"
+    assert Match.objects.count() == 1
+
+
+def test_errors_are_replayed_too_and_keys_are_per_user():
+    players = seated_players(2)
+    body = {"ruleset": "classic", "max_players": 9, "turn_seconds": 60}
+    first = players[0][1].post(MATCHES, body, format="json", HTTP_IDEMPOTENCY_KEY="k")
+    assert first.status_code == 400
+    again = players[0][1].post(MATCHES, body, format="json", HTTP_IDEMPOTENCY_KEY="k")
+    assert again.status_code == 400 and again["Idempotent-Replayed"] == "true"
+    assert again["Content-Type"] == "application/problem+json"
+    fine = {**body, "max_players": 3}
+    assert (
+        players[1][1].post(MATCHES, fine, format="json", HTTP_IDEMPOTENCY_KEY="k").status_code
+        == 201
+    )
+
+
+def test_overlong_key_is_rejected():
+    client = seated_players(1)[0][1]
+    response = client.post(
+        MATCHES,
+        {"ruleset": "classic", "max_players": 3, "turn_seconds": 60},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="x" * 256,
+    )
+    assert response.status_code == 400
+    assert Match.objects.count() == 0
+
+
+def _play(match_id, players, rng, actions: int) -> None:
+    clients = [c for _, c in players]
+    for _ in range(actions):
+        views = [c.get(f"{MATCHES}{match_id}/").json() for c in clients]
+        actor = next(i for i, v in enumerate(views) if v["legal_actions"])
+        action = action_from_legal(views[actor]["legal_actions"], rng)
+        clients[actor].post(f"{MATCHES}{match_id}/actions/", action, format="json")
+
+
+def _count(call) -> int:
+    with CaptureQueriesContext(connection) as ctx:
+        response = call()
+    assert response.status_code in (200, 201), response.content
+    return len(ctx.captured_queries)
+
+
+def _budget(n_players: int, rounds_played: int) -> dict[str, int]:
+    rng = random.Random(n_players)
+    players = seated_players(n_players)
+    match_id = create_and_fill(players, ruleset="milton_bradley", buy_in=40, ante=1)
+    if rounds_played:
+        while Match.objects.get(pk=match_id).state["round"]["number"] <= rounds_played:
+            _play(match_id, players, rng, 1)
+    clients = {
+        s.seat: c
+        for (u, c) in players
+        for s in Match.objects.get(pk=match_id).seats.filter(player=u)
+    }
+    match = Match.objects.get(pk=match_id)
+    on_turn = clients[match.turn_seat]
+    bid = next(
+        a
+        for a in on_turn.get(f"{MATCHES}{match_id}/").json()["legal_actions"]
+        if a["type"] == "bid"
+    )
+    face, quantity = sorted(bid["min_quantity_by_face"].items())[-1]
+    seq = match.event_seq
+    return {
+        "get": _count(lambda: on_turn.get(f"{MATCHES}{match_id}/")),
+        "events": _count(lambda: on_turn.get(f"{MATCHES}{match_id}/events/?after=0")),
+        "post": _count(
+            lambda: on_turn.post(
+                f"{MATCHES}{match_id}/actions/",
+                {"type": "bid", "quantity": quantity, "face": int(face)},
+                format="json",
+            )
+        ),
+        "events_after": seq,
+    }
+
+
+def test_query_counts_do_not_grow_with_seats_or_rounds():
+    small = _budget(2, 0)
+    large = _budget(8, 0)
+    later = _budget(3, 3)
+    for path in ("get", "events", "post"):
+        assert small[path] == large[path] == later[path], (path, small, large, later)
+    # Pinned: a change here is a deliberate decision.
+    assert small["get"] <= 8
+    assert small["events"] <= 6
+    assert small["post"] <= 20
+    assert MatchEvent.objects.exists()

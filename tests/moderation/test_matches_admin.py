@@ -1,0 +1,173 @@
+"""Matches in the admin: the list, the detail page, abort and forced timeouts."""
+
+import pytest
+from django.db.models import Q, Sum
+from django.urls import reverse
+from django.utils import timezone
+
+from games import services as games
+from games.models import Match, MatchEvent, Seat
+from ledger.models import Account, AccountKind, Transfer, TransferKind
+from ledger.selectors import wallet_balance
+from moderation.models import AuditAction, AuditRecord
+from tests.moderation.conftest import assert_ledger_clean, run_action, running_match
+
+pytestmark = pytest.mark.django_db
+
+
+def _play_one_round(match: Match) -> None:
+    """Opening bid, then a challenge: one round is settled, the next has its antes in."""
+    match = Match.objects.get(pk=match.pk)
+    seat = Seat.objects.get(match=match, seat=match.turn_seat)
+    games.action_submit(
+        match_id=match.pk, user=seat.player, action={"type": "bid", "quantity": 1, "face": 2}
+    )
+    match = Match.objects.get(pk=match.pk)
+    seat = Seat.objects.get(match=match, seat=match.turn_seat)
+    games.action_submit(match_id=match.pk, user=seat.player, action={"type": "challenge"})
+
+
+def _unsettled(seat: Seat) -> int:
+    """What this seat's stack has put into the pots since each pot last paid out."""
+    stack = Account.objects.get(kind=AccountKind.STACK, seat=seat)
+    total = 0
+    for pot in Account.objects.filter(match_id=seat.match_id, kind__in=["round_pot", "game_pot"]):
+        last_out = (
+            Transfer.objects.filter(debit=pot).order_by("-id").values_list("id", flat=True).first()
+            or 0
+        )
+        total += (
+            Transfer.objects.filter(debit=stack, credit=pot, id__gt=last_out).aggregate(
+                s=Sum("amount")
+            )["s"]
+            or 0
+        )
+    return total
+
+
+def test_abort_refunds_exactly_as_rules_1_8_say(mod_client, moderator):
+    match, _players = running_match(buy_in=50, ante=2, n=3)
+    _play_one_round(match)
+    seats = list(Seat.objects.filter(match=match).select_related("player"))
+    before = {
+        s.player_id: (
+            wallet_balance(user=s.player),
+            Account.objects.get(kind=AccountKind.STACK, seat=s).balance,
+            _unsettled(s),
+        )
+        for s in seats
+    }
+    assert any(unsettled for _, _, unsettled in before.values())
+
+    response = run_action(
+        mod_client, "match", "abort_matches", [match.pk], reason="stuck table, player report"
+    )
+    assert response.status_code == 302
+
+    match.refresh_from_db()
+    assert match.status == Match.Status.ABORTED and match.finished_at is not None
+    for s in seats:
+        wallet, stack, unsettled = before[s.player_id]
+        assert wallet_balance(user=s.player) == wallet + stack + unsettled
+    assert not Account.objects.filter(match=match, balance__gt=0).exists()
+    assert MatchEvent.objects.filter(match=match, type="match_aborted").exists()
+    record = AuditRecord.objects.get(action=AuditAction.MATCH_ABORT)
+    assert record.actor == moderator and record.match_id == match.pk
+    assert record.reason == "stuck table, player report"
+    assert record.details["status_before"] == "active" and record.details["chips"]
+    assert_ledger_clean()
+
+
+def test_abort_at_the_start_gives_every_chip_back(mod_client):
+    match, players = running_match(buy_in=50, ante=1)
+    run_action(mod_client, "match", "abort_matches", [match.pk], reason="test")
+    assert [wallet_balance(user=p) for p in players] == [1000, 1000]
+    assert Transfer.objects.filter(match=match, kind=TransferKind.REFUND).count() == 2 * 2
+    assert_ledger_clean()
+
+
+def test_abort_needs_a_reason_and_an_open_or_active_match(mod_client):
+    match, _ = running_match()
+    response = run_action(mod_client, "match", "abort_matches", [match.pk], reason="   ")
+    assert response.status_code == 200 and b"required" in response.content
+    match.refresh_from_db()
+    assert match.status == Match.Status.ACTIVE
+    run_action(mod_client, "match", "abort_matches", [match.pk], reason="first")
+    response = run_action(mod_client, "match", "abort_matches", [match.pk], reason="again")
+    assert response.status_code == 302
+    messages = [str(m) for m in response.wsgi_request._messages]
+    assert any("only open or active" in m for m in messages)
+    assert AuditRecord.objects.filter(action=AuditAction.MATCH_ABORT).count() == 1
+    assert_ledger_clean()
+
+
+def test_force_timeout_applies_the_policy_now(mod_client, moderator):
+    match, players = running_match()
+    seat_number, version = match.turn_seat, match.version
+    response = run_action(
+        mod_client, "match", "force_turn_timeouts", [match.pk], reason="player disconnected"
+    )
+    assert response.status_code == 302
+    match.refresh_from_db()
+    assert match.version > version
+    timed_out = MatchEvent.objects.get(match=match, type="turn_timed_out")
+    assert timed_out.data["seat"] == seat_number and timed_out.data["policy"] == "auto"
+    assert Seat.objects.get(match=match, seat=seat_number).consecutive_timeouts == 1
+    record = AuditRecord.objects.get(action=AuditAction.TURN_FORCE_TIMEOUT)
+    assert record.actor == moderator and record.match_id == match.pk
+    assert record.target_user_id == players[seat_number].pk
+    assert record.reason == "player disconnected"
+    assert_ledger_clean()
+
+
+def test_force_timeout_refused_on_a_finished_match(mod_client):
+    match, _ = running_match()
+    run_action(mod_client, "match", "abort_matches", [match.pk], reason="x")
+    response = run_action(mod_client, "match", "force_turn_timeouts", [match.pk], reason="y")
+    assert response.status_code == 302
+    assert not AuditRecord.objects.filter(action=AuditAction.TURN_FORCE_TIMEOUT).exists()
+
+
+def test_list_filters_search_and_detail_page(mod_client):
+    match, players = running_match()
+    _play_one_round(match)
+    games.message_post(match_id=match.pk, user=players[0], text="nice bid")
+    friendly = games.match_create(
+        user=players[1], ruleset="classic", max_players=3, turn_seconds=30, bots=["cautious"]
+    )
+    url = reverse("admin:games_match_changelist")
+    counts = {
+        "": 2,
+        "?status__exact=active": 1,
+        "?status__exact=open": 1,
+        "?ruleset__exact=classic": 1,
+        "?has_bots=yes": 1,
+        "?has_bots=no": 1,
+        f"?q={players[0].username}": 1,
+        f"?q={players[1].username}": 2,
+        f"?created_at__year={timezone.now().year}": 2,
+    }
+    for query, expected in counts.items():
+        response = mod_client.get(url + query)
+        assert response.status_code == 200, query
+        assert response.context["cl"].result_count == expected, query
+
+    by_id = mod_client.get(url + f"?q={friendly.pk}").context["cl"].result_list
+    assert friendly.pk in [m.pk for m in by_id]
+
+    page = mod_client.get(reverse("admin:games_match_change", args=[match.pk]))
+    assert page.status_code == 200
+    html = page.content.decode()
+    for section in ("match-seats", "match-rounds", "match-events", "match-chat", "match-transfers"):
+        assert f'id="{section}"' in html
+    assert "nice bid" in html and "challenge" in html and "ante_round" in html
+    assert 'id="abort-match"' in html and 'id="force-timeout"' in html
+    assert "Hidden dice" not in html  # not without the permission
+    # Read-only for moderators: no save button, and a POST changes nothing.
+    assert 'name="_save"' not in html
+    mod_client.post(reverse("admin:games_match_change", args=[match.pk]), {"status": "finished"})
+    assert Match.objects.get(pk=match.pk).status == Match.Status.ACTIVE
+    assert (
+        mod_client.post(reverse("admin:games_match_delete", args=[match.pk]), {"post": "yes"})
+    ).status_code == 403
+    assert Transfer.objects.filter(Q(match=match)).exists()
