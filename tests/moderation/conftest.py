@@ -44,11 +44,24 @@ def mod_client(client, moderator):
     return client
 
 
-def running_match(*, buy_in: int = 50, ante: int = 1, ruleset: str = "milton_bradley", n=2):
+def running_match(
+    *,
+    buy_in: int = 50,
+    ante: int = 1,
+    ruleset: str = "milton_bradley",
+    n: int = 2,
+    options: dict | None = None,
+):
     """A started match of `n` players with chips; returns (match, players)."""
     players = [PlayerFactory() for _ in range(n)]
     match = games.match_create(
-        user=players[0], ruleset=ruleset, max_players=n, turn_seconds=60, buy_in=buy_in, ante=ante
+        user=players[0],
+        ruleset=ruleset,
+        options=options,
+        max_players=n,
+        turn_seconds=60,
+        buy_in=buy_in,
+        ante=ante,
     )
     for player in players[1:]:
         games.match_join(match_id=match.pk, user=player)

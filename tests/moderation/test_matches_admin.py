@@ -129,7 +129,8 @@ def test_force_timeout_refused_on_a_finished_match(mod_client):
 
 
 def test_list_filters_search_and_detail_page(mod_client):
-    match, players = running_match()
+    # One die lost per challenge: the round played below can never end the match.
+    match, players = running_match(options={"loss": "one"})
     _play_one_round(match)
     games.message_post(match_id=match.pk, user=players[0], text="nice bid")
     friendly = games.match_create(
