@@ -18,7 +18,8 @@ ENV PATH=/opt/venv/bin:$PATH \
 RUN groupadd --system app && useradd --system --gid app --home-dir /app app
 COPY --from=build /opt/venv /opt/venv
 WORKDIR /app
-COPY --chown=app:app . /app
+# The code stays owned by root: the app user can read it, not change it.
+COPY . /app
 # Static files (admin, Swagger UI) are collected at build time; settings need a database
 # URL and key to load, never used here.
 RUN DATABASE_URL=postgres://build@localhost/build SECRET_KEY=build-only \

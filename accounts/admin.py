@@ -6,12 +6,25 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from accounts.models import ApiToken, User
+from config.admin import FilterLookupsOnly
 from ledger.models import Account, AccountKind
 from ledger.selectors import transfers_for_wallet
 from moderation import services as moderation
 from moderation.adminkit import MuteForm, reason_action
 
 RECENT_TRANSFERS = 20
+# Changed only by the audited actions (ban, mute) or by play: never typed in, not even by
+# a superuser, so every change to them has an audit record or a match behind it.
+MODERATED_FIELDS = (
+    "is_active",
+    "chat_muted_until",
+    "is_bot",
+    "bot_strategy",
+    "games_played",
+    "games_won",
+    "rating_mu",
+    "rating_sigma",
+)
 
 
 class BannedFilter(admin.SimpleListFilter):
@@ -41,10 +54,11 @@ class MutedFilter(admin.SimpleListFilter):
 
 
 @admin.register(User)
-class UserAdmin(DjangoUserAdmin):
+class UserAdmin(FilterLookupsOnly, DjangoUserAdmin):
     """Players for moderators (search, stats, balance, recent transfers, ban, mute);
     superusers also manage staff here. Moderators have view permission only: every
-    change they make is an action with a reason, audited."""
+    change they make is an action with a reason, audited. Superusers edit names, email,
+    password and staff rights here; bans, mutes and play statistics stay read-only."""
 
     list_display = (
         "username",
@@ -89,7 +103,7 @@ class UserAdmin(DjangoUserAdmin):
         )
 
     def get_readonly_fields(self, request, obj=None):
-        computed = ("balance", "recent_transfers", "moderation_history")
+        computed = ("balance", "recent_transfers", "moderation_history", *MODERATED_FIELDS)
         if request.user.is_superuser:
             return computed
         # Staff without superuser rights never edit accounts here, staff ones least of all.
@@ -205,7 +219,7 @@ class UserAdmin(DjangoUserAdmin):
 
 
 @admin.register(ApiToken)
-class ApiTokenAdmin(admin.ModelAdmin):
+class ApiTokenAdmin(FilterLookupsOnly, admin.ModelAdmin):
     list_display = ("prefix", "user", "created_at", "expires_at", "revoked_at")
     search_fields = ("user__username", "prefix")
     readonly_fields = ("user", "prefix", "created_at", "expires_at", "revoked_at")

@@ -2,12 +2,14 @@ from datetime import timedelta
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
-from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.permissions import AllowAny, BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 from accounts import selectors, services
+from accounts.models import Webhook
 from accounts.serializers import (
     MeOutput,
     MeUpdateInput,
@@ -26,6 +28,7 @@ from accounts.throttles import (
     LoginUsernameThrottle,
     PerIpAnonThrottle,
     RegisterIpThrottle,
+    RegisterUsernameThrottle,
 )
 from ledger.selectors import wallet_balance
 
@@ -33,7 +36,7 @@ from ledger.selectors import wallet_balance
 class RegisterApi(APIView):
     permission_classes = [AllowAny]
     authentication_classes = []
-    throttle_classes = [RegisterIpThrottle, PerIpAnonThrottle]
+    throttle_classes = [RegisterIpThrottle, RegisterUsernameThrottle, PerIpAnonThrottle]
 
     @extend_schema(
         request=RegisterInput,
@@ -51,10 +54,10 @@ class RegisterApi(APIView):
 
 
 class TokenApi(APIView):
-    def get_permissions(self):
+    def get_permissions(self) -> list[BasePermission]:
         return [AllowAny()] if self.request.method == "POST" else [IsAuthenticated()]
 
-    def get_throttles(self):
+    def get_throttles(self) -> list[BaseThrottle]:
         if self.request.method == "POST":
             return [LoginIpThrottle(), LoginUsernameThrottle()]
         return super().get_throttles()
@@ -125,7 +128,7 @@ class PlayerProfileApi(APIView):
         return Response(PlayerProfileOutput(player).data)
 
 
-def _webhook(hook, secret: str | None = None) -> dict:
+def _webhook(hook: Webhook, secret: str | None = None) -> dict:
     body = {"id": hook.pk, "url": hook.url, "created_at": hook.created_at}
     if secret is not None:
         body["secret"] = secret

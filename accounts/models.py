@@ -43,14 +43,6 @@ def hash_token(raw_token: str) -> str:
     return hashlib.sha256(raw_token.encode()).hexdigest()
 
 
-class ApiTokenQuerySet(models.QuerySet):
-    def usable(self) -> "ApiTokenQuerySet":
-        now = timezone.now()
-        return self.filter(revoked_at__isnull=True).filter(
-            models.Q(expires_at__isnull=True) | models.Q(expires_at__gt=now)
-        )
-
-
 class ApiToken(models.Model):
     """A bearer token. Only its SHA-256 is stored; the token itself is shown once."""
 
@@ -62,8 +54,6 @@ class ApiToken(models.Model):
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     expires_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
-
-    objects = ApiTokenQuerySet.as_manager()
 
     class Meta:
         indexes = [models.Index(fields=["user", "revoked_at"])]

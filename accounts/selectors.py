@@ -1,10 +1,20 @@
+import re
+
+from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 
 from accounts.models import User, Webhook, WebhookDelivery
+from config.errors import NotFoundError
+
+_USERNAME = re.compile(UnicodeUsernameValidator.regex)
+_USERNAME_MAX_LENGTH = User._meta.get_field("username").max_length
 
 
 def player_get(*, username: str) -> User:
+    # Anything that cannot be a username (a NUL, a slash, 10 kB) never reaches the query.
+    if len(username) > _USERNAME_MAX_LENGTH or not _USERNAME.match(username):
+        raise NotFoundError("No such player.")
     return get_object_or_404(User, username__iexact=username, is_active=True)
 
 

@@ -6,12 +6,11 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
-from rest_framework.exceptions import ValidationError
 
 from accounts.errors import InvalidCredentials
 from accounts.models import ApiToken, User, Webhook, hash_token
 from accounts.webhooks import check_url
-from config.errors import DomainError, NotFoundError
+from config.errors import DomainError, InvalidInput, NotFoundError
 from ledger.services import signup_grant
 
 TOKEN_PREFIX = "ld_"
@@ -43,8 +42,8 @@ def token_obtain(
     return token_create(user=user, expires_in=expires_in)
 
 
-def _username_taken() -> ValidationError:
-    return ValidationError({"username": ["This username is taken."]}, code="username_taken")
+def _username_taken() -> InvalidInput:
+    return InvalidInput({"username": ["This username is taken."]}, code="username_taken")
 
 
 @transaction.atomic
@@ -56,7 +55,7 @@ def user_register(*, username: str, password: str) -> tuple[User, str]:
     try:
         validate_password(password, user=candidate)
     except DjangoValidationError as exc:
-        raise ValidationError({"password": list(exc.messages)}, code="weak_password") from exc
+        raise InvalidInput({"password": list(exc.messages)}, code="weak_password") from exc
     candidate.set_password(password)
     try:
         with transaction.atomic():

@@ -1,8 +1,10 @@
 from django.conf import settings
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
-from django.views.decorators.http import require_GET
+from django.views.decorators.csrf import csrf_exempt
 from kombu import Connection
+
+from config.problems import problem_response
 
 
 def _database_ok() -> bool:
@@ -23,9 +25,17 @@ def _broker_ok() -> bool:
         return False
 
 
-@require_GET
+# Exempt: it changes nothing, so any other method gets a 405, not a CSRF failure.
+@csrf_exempt
 def healthz(request: HttpRequest) -> JsonResponse:
     """Liveness and readiness: 200 when PostgreSQL and the broker answer, else 503."""
+    if request.method not in ("GET", "HEAD"):
+        return problem_response(
+            405,
+            "method_not_allowed",
+            f'Method "{request.method}" not allowed.',
+            headers={"Allow": "GET, HEAD"},
+        )
     checks = {"database": _database_ok(), "broker": _broker_ok()}
     healthy = all(checks.values())
     return JsonResponse(

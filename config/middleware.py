@@ -4,11 +4,23 @@ import time
 import uuid
 from collections.abc import Callable
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+
+from config.logging import current_request_id
+from config.problems import PROBLEM_CONTENT_TYPE, is_api_path, problem_response
 
 logger = logging.getLogger("liarsdice.request")
 
 _CLIENT_REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{8,64}$")
+_CONTENT_LENGTH = re.compile(r"^[0-9]+$")
+_FALLBACK_CODES = {
+    400: "bad_request",
+    403: "permission_denied",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "payload_too_large",
+}
 
 
 class RequestIdLoggingMiddleware:
@@ -21,8 +33,12 @@ class RequestIdLoggingMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         supplied = request.headers.get("X-Request-ID", "")
         request.request_id = supplied if _CLIENT_REQUEST_ID.match(supplied) else uuid.uuid4().hex
+        token = current_request_id.set(request.request_id)
         started = time.perf_counter()
-        response = self.get_response(request)
+        try:
+            response = self.get_response(request)
+        finally:
+            current_request_id.reset(token)
         response["X-Request-ID"] = request.request_id
         user = getattr(request, "user", None)
         logger.info(
@@ -37,3 +53,92 @@ class RequestIdLoggingMiddleware:
             },
         )
         return response
+
+
+class ProblemFallbackMiddleware:
+    """Turns any error response on an API path that is not JSON (Django's HTML pages:
+    DEBUG's 404 and 500, a 405 or a CSRF failure from a plain view) into problem+json,
+    so clients see one error shape whatever produced the error."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if response.status_code < 400 or not is_api_path(request.path):
+            return response
+        if response.get("Content-Type", "").startswith(("application/json", PROBLEM_CONTENT_TYPE)):
+            return response
+        status = response.status_code
+        problem = problem_response(
+            status,
+            _FALLBACK_CODES.get(status, "error" if status < 500 else "server_error"),
+            "Something went wrong on our side." if status >= 500 else f"{response.reason_phrase}.",
+        )
+        for header, value in response.items():  # Allow, security headers, Vary...
+            if header.lower() not in ("content-type", "content-length"):
+                problem[header] = value
+        problem.cookies = response.cookies
+        return problem
+
+
+class RequestGuardMiddleware:
+    """Refuses, before any view runs, what no view could handle: an API body larger than
+    API_MAX_BODY_BYTES (DRF reads the stream itself, so DATA_UPLOAD_MAX_MEMORY_SIZE never
+    applies), an API body without a length (Django's WSGI request would read none of
+    it), and a NUL anywhere in the path or query string (PostgreSQL cannot store or
+    compare one)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        refusal = self._body_refusal(request) if request.path.startswith("/api/") else None
+        if refusal is None:
+            refusal = self._nul_refusal(request)
+        return refusal if refusal is not None else self.get_response(request)
+
+    @staticmethod
+    def _body_refusal(request: HttpRequest) -> HttpResponse | None:
+        length = request.META.get("CONTENT_LENGTH") or ""
+        limit = settings.API_MAX_BODY_BYTES
+        if not length:
+            if "chunked" in request.META.get("HTTP_TRANSFER_ENCODING", "").lower():
+                return problem_response(
+                    411, "length_required", "Send the body with a Content-Length header."
+                )
+            return None
+        if not _CONTENT_LENGTH.match(length):
+            return problem_response(400, "bad_request", "Content-Length must be a whole number.")
+        # Compared as text first: int() refuses strings of thousands of digits.
+        if len(length.lstrip("0")) > len(str(limit)) or int(length) > limit:
+            return problem_response(
+                413, "payload_too_large", f"A request body may be at most {limit} bytes."
+            )
+        return None
+
+    @staticmethod
+    def _nul_refusal(request: HttpRequest) -> HttpResponse | None:
+        if "\x00" in request.path:
+            return problem_response(404, "not_found", "Nothing at this path.")
+        names = sorted(
+            name
+            for name, values in request.GET.lists()
+            if "\x00" in name or any("\x00" in value for value in values)
+        )
+        if not names:
+            return None
+        return problem_response(
+            400,
+            "validation_error",
+            "Null characters are not allowed in query parameters.",
+            title="Invalid input",
+            errors=[
+                {
+                    "field": name.replace("\x00", "\ufffd"),
+                    "code": "null_characters_not_allowed",
+                    "detail": "Null characters are not allowed.",
+                }
+                for name in names
+            ],
+        )

@@ -5,18 +5,17 @@ through `problem_response`, so clients see one shape: {type, title, status, deta
 code, errors?}.
 """
 
-import logging
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.urls import Resolver404, resolve
+from django.views.csrf import csrf_failure as django_csrf_failure
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
 from config.errors import DomainError
-
-logger = logging.getLogger(__name__)
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 PROBLEM_TYPE_BASE = "https://liarsdice.example/problems/"
@@ -29,6 +28,7 @@ _TITLES = {
     405: "Method not allowed",
     406: "Not acceptable",
     409: "Conflict",
+    411: "Length required",
     413: "Request too large",
     415: "Unsupported media type",
     422: "Unprocessable content",
@@ -102,7 +102,11 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
     if isinstance(exc, DomainError):
         set_rollback()
         body = problem_body(
-            status_code=exc.status, code=exc.code, detail=exc.detail, title=exc.title
+            status_code=exc.status,
+            code=exc.code,
+            detail=exc.detail,
+            title=exc.title,
+            errors=exc.errors,
         )
         return Response(body, status=exc.status, content_type=PROBLEM_CONTENT_TYPE)
 
@@ -137,12 +141,32 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
     )
 
 
-def problem_response(status_code: int, code: str, detail: str) -> JsonResponse:
+def problem_response(
+    status_code: int,
+    code: str,
+    detail: str,
+    *,
+    title: str | None = None,
+    errors: list[dict[str, str]] | None = None,
+    headers: dict[str, str] | None = None,
+) -> JsonResponse:
     return JsonResponse(
-        problem_body(status_code=status_code, code=code, detail=detail),
+        problem_body(status_code=status_code, code=code, detail=detail, title=title, errors=errors),
         status=status_code,
         content_type=PROBLEM_CONTENT_TYPE,
+        headers=headers,
     )
+
+
+def is_api_path(path: str) -> bool:
+    """Paths whose every error is problem+json; the admin keeps Django's HTML pages."""
+    return path.startswith("/api/") or path == "/healthz"
+
+
+# The name of the catch-all under /api/ (config/urls.py), which serves `not_found`: any
+# /api/ path then resolves, so APPEND_SLASH never redirects an API call (a redirected
+# POST loses its body) and DEBUG's HTML 404 page never answers one.
+API_NOT_FOUND = "api-not-found"
 
 
 # Django-level handlers (URLs that match no view, errors outside DRF views).
@@ -155,8 +179,23 @@ def permission_denied(request: HttpRequest, exception: Exception | None = None) 
 
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
-    return problem_response(404, "not_found", f"Nothing at {request.path}.")
+    detail = f"Nothing at {request.path}."
+    if not request.path_info.endswith("/"):
+        try:
+            match = resolve(request.path_info + "/")
+        except Resolver404:
+            match = None
+        if match is not None and match.url_name != API_NOT_FOUND:
+            detail += f" Did you mean {request.path}/ (with the trailing slash)?"
+    return problem_response(404, "not_found", detail)
 
 
 def server_error(request: HttpRequest) -> JsonResponse:
     return problem_response(500, "server_error", "Something went wrong on our side.")
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """CSRF_FAILURE_VIEW: problem+json on API paths, Django's own page for the admin."""
+    if is_api_path(request.path):
+        return problem_response(403, "csrf_failed", f"CSRF check failed: {reason}")
+    return django_csrf_failure(request, reason=reason)

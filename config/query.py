@@ -1,7 +1,26 @@
+import re
+from collections.abc import Mapping
 from typing import Any
 
 from rest_framework import serializers
 from rest_framework.request import Request
+
+# ASCII digits only: DRF's number fields take int()'s and float()'s view, which accepts
+# " 7", "7.0", "1e1" and other scripts' digits ("٣").
+_NUMBER_FORMATS = (
+    (serializers.IntegerField, re.compile(r"^-?[0-9]{1,18}$")),
+    (serializers.FloatField, re.compile(r"^-?[0-9]{1,18}(\.[0-9]{1,18})?$")),
+)
+
+
+def _malformed_numbers(request: Request, fields: Mapping[str, serializers.Field]) -> list[str]:
+    names = []
+    for name, field in fields.items():
+        value = request.query_params.get(name)
+        for field_class, pattern in _NUMBER_FORMATS:
+            if value is not None and isinstance(field, field_class) and not pattern.match(value):
+                names.append(name)
+    return sorted(names)
 
 
 def parse_query(request: Request, serializer_class: type[serializers.Serializer]) -> dict[str, Any]:
@@ -17,6 +36,12 @@ def parse_query(request: Request, serializer_class: type[serializers.Serializer]
     if repeated:
         raise serializers.ValidationError(
             {name: ["Give this parameter once."] for name in repeated}, code="repeated_parameter"
+        )
+    malformed = _malformed_numbers(request, query.fields)
+    if malformed:
+        raise serializers.ValidationError(
+            {name: ["A number in ASCII digits is required."] for name in malformed},
+            code="invalid",
         )
     query.is_valid(raise_exception=True)
     return dict(query.validated_data)

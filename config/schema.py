@@ -41,7 +41,9 @@ _COMMON_ERRORS = {
 }
 
 
-def add_problem_responses(result: dict[str, Any], generator: Any, request: Any, public: bool):
+def add_problem_responses(
+    result: dict[str, Any], generator: Any, request: Any, public: bool
+) -> dict[str, Any]:
     """drf-spectacular hook: add the Problem component and error responses everywhere."""
     components = result.setdefault("components", {})
     components.setdefault("schemas", {})["Problem"] = PROBLEM_SCHEMA

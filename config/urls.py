@@ -1,8 +1,10 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
+from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from config.health import healthz
+from config.problems import API_NOT_FOUND, not_found
 
 api_v1 = [
     path("", include("accounts.urls")),
@@ -16,6 +18,7 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),
+    re_path(r"^api/", csrf_exempt(not_found), name=API_NOT_FOUND),
 ]
 
 handler400 = "config.problems.bad_request"

@@ -283,6 +283,8 @@ def _poker_action(
 ) -> dict[str, Any]:
     rnd = match["round"] or {}
     if "reroll" in legal:
+        if "hold_required" in legal["reroll"]:  # player one may not touch the dice
+            return {"type": "reroll", "hold": legal["reroll"]["hold_required"]}
         box = rnd.get("your_dice") or []
         counts = Counter(box)
         # Keep every rank showing at least twice; reroll the rest.

@@ -3,6 +3,7 @@ moderation actions (abort, force a timeout, hide a message), each asking for a r
 and going through `moderation.services`, which writes the audit record."""
 
 from django.contrib import admin
+from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
 from django.db.models import Exists, OuterRef
 from django.http import HttpRequest, HttpResponse
@@ -11,6 +12,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
+from config.admin import FilterLookupsOnly
 from games.models import ChatMessage, Match, MatchEvent, RoundRecord, Seat
 from ledger.models import Account, AccountKind, Transfer
 from moderation import services as moderation
@@ -62,7 +64,7 @@ class SeatInline(admin.TabularInline):
 
 
 @admin.register(Match)
-class MatchAdmin(ReadOnlyModelAdmin):
+class MatchAdmin(FilterLookupsOnly, ReadOnlyModelAdmin):
     list_display = (
         "id",
         "ruleset",
@@ -164,7 +166,8 @@ class MatchAdmin(ReadOnlyModelAdmin):
         ]
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
-        match = Match.objects.filter(pk=object_id).first()
+        # None for a malformed id ("abc") as for a missing one: Django then redirects.
+        match = self.get_object(request, unquote(object_id))
         if match is not None:
             extra_context = {**(extra_context or {}), **self._detail(request, match)}
         return super().change_view(request, object_id, form_url, extra_context)
@@ -237,7 +240,7 @@ class HiddenFilter(admin.SimpleListFilter):
 
 
 @admin.register(ChatMessage)
-class ChatMessageAdmin(ReadOnlyModelAdmin):
+class ChatMessageAdmin(FilterLookupsOnly, ReadOnlyModelAdmin):
     list_display = (
         "id",
         "created_at",

@@ -4,12 +4,13 @@ import time
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
-from rest_framework.pagination import CursorPagination, LimitOffsetPagination
+from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.pagination import IdCursorPagination
 from config.query import parse_query
 from games import engine, selectors, services
 from games.idempotency import idempotent
@@ -43,8 +44,7 @@ IDEMPOTENCY_HEADER = OpenApiParameter(
 )
 
 
-class NewestFirst(CursorPagination):
-    ordering = "-id"
+class NewestFirst(IdCursorPagination):
     page_size = 20
     max_page_size = 100
     page_size_query_param = "page_size"

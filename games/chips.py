@@ -20,6 +20,7 @@ def _dicts(moves: Iterable[Movement | None]) -> list[dict]:
 def take_buy_ins(*, match: Match, seats: list[Seat]) -> list[dict]:
     if not match.buy_in:
         return []
+    ledger.pots_for(match)  # opens the pots once: every round after only reads them
     return _dicts(ledger.buy_ins(seats=seats, amount=match.buy_in))
 
 

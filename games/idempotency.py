@@ -6,10 +6,14 @@ the work starts, so two identical requests racing each other still act once."""
 import functools
 import hashlib
 import json
+import logging
+import re
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import Any
 
 from django.db import connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -17,8 +21,16 @@ from rest_framework.response import Response
 from config.errors import ConflictError, DomainError
 from games.models import IdempotencyRecord
 
+logger = logging.getLogger(__name__)
+
 KEEP_FOR = timedelta(hours=24)
+# A claim still without a response after this was abandoned (its process died): no
+# request runs that long (gunicorn's timeout is 60 s), so the key may be claimed afresh.
+ABANDONED_AFTER = timedelta(minutes=5)
 HEADER = "Idempotency-Key"
+# What PostgreSQL's jsonb cannot hold (NUL) or Python cannot encode (lone surrogates).
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
 
 
 def _fingerprint(request: Request) -> str:
@@ -26,12 +38,18 @@ def _fingerprint(request: Request) -> str:
     return hashlib.sha256(f"{request.method} {request.path}\n{body}".encode()).hexdigest()
 
 
+def _reclaimable(now: datetime) -> Q:
+    """Records that no longer hold their key: expired, or claimed and abandoned."""
+    return Q(created_at__lt=now - KEEP_FOR) | Q(
+        response_status__isnull=True, created_at__lt=now - ABANDONED_AFTER
+    )
+
+
 def _claim(request: Request, key: str, fingerprint: str) -> IdempotencyRecord | None:
     """Returns the existing record, or None once this request owns the key. The claim
     commits at once, so a concurrent duplicate sees it (migration 0004 says why it need
     not wait for the disk)."""
-    stale_before = timezone.now() - KEEP_FOR
-    for _ in range(2):
+    for _ in range(3):
         with connection.cursor() as cursor:
             cursor.execute(
                 "SELECT games_claim_idempotency_key(%s, %s, %s)",
@@ -39,24 +57,55 @@ def _claim(request: Request, key: str, fingerprint: str) -> IdempotencyRecord | 
             )
             if cursor.fetchone()[0] is not None:
                 return None
+        stale = IdempotencyRecord.objects.filter(_reclaimable(timezone.now()))
+        if stale.filter(user=request.user, key=key).delete()[0]:
+            continue  # forgotten: claim the key afresh
         existing = IdempotencyRecord.objects.filter(user=request.user, key=key).first()
-        if existing is not None and existing.created_at >= stale_before:
+        if existing is not None:
             return existing
-        # Expired (kept 24 h): forget it and claim the key afresh.
-        IdempotencyRecord.objects.filter(
-            user=request.user, key=key, created_at__lt=stale_before
-        ).delete()
-    return None
+    # Only a pathological race (claimed, expired and reclaimed by others in between).
+    raise ConflictError("Another request is claiming this key.", code="idempotency_key_in_use")
+
+
+def _storable(value: Any) -> Any:
+    """`value` with every string made storable: a NUL or lone surrogate echoed from the
+    input (in an error message, say) becomes U+FFFD."""
+    if isinstance(value, str):
+        return _UNSTORABLE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {_storable(k): _storable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_storable(item) for item in value]
+    return value
 
 
 def _store(request: Request, key: str, response: Response) -> None:
     IdempotencyRecord.objects.filter(user=request.user, key=key).update(
-        response_status=response.status_code, response_body=response.data
+        response_status=response.status_code, response_body=_storable(response.data)
     )
+
+
+def _store_or_release(request: Request, key: str, response: Response) -> None:
+    """Keeps an error response for replays; if it cannot be kept, frees the key rather
+    than leaving it claimed with no answer (a retry then simply runs again)."""
+    try:
+        with transaction.atomic():
+            _store(request, key, response)
+    except Exception:
+        logger.exception("idempotency: could not store a %s response", response.status_code)
+        _release(request, key)
 
 
 def _release(request: Request, key: str) -> None:
     IdempotencyRecord.objects.filter(user=request.user, key=key).delete()
+
+
+def purge_expired(*, now: datetime | None = None) -> int:
+    """Deletes the records older than KEEP_FOR (API.md keeps them at least 24 h) and
+    returns how many went. Run periodically by Celery beat."""
+    cutoff = (now or timezone.now()) - KEEP_FOR
+    deleted, _ = IdempotencyRecord.objects.filter(created_at__lt=cutoff).delete()
+    return deleted
 
 
 def idempotent(handler: Callable) -> Callable:
@@ -65,8 +114,11 @@ def idempotent(handler: Callable) -> Callable:
         key = request.headers.get(HEADER)
         if key is None:
             return handler(view, request, *args, **kwargs)
-        if not 1 <= len(key) <= 255:
-            raise DomainError(f"{HEADER} must be 1 to 255 characters.", code="validation_error")
+        if not 1 <= len(key) <= 255 or _CONTROL.search(key):
+            raise DomainError(
+                f"{HEADER} must be 1 to 255 characters, none of them control characters.",
+                code="validation_error",
+            )
         fingerprint = _fingerprint(request)
         existing = _claim(request, key, fingerprint)
         if existing is not None:
@@ -101,7 +153,7 @@ def idempotent(handler: Callable) -> Callable:
             if response is None or response.status_code >= 500:
                 _release(request, key)
                 raise
-            _store(request, key, response)
+            _store_or_release(request, key, response)
             return response
         if response.status_code >= 500:
             _release(request, key)

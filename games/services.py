@@ -1,6 +1,7 @@
 """Writes for matches. Each service locks the match row, calls the pure engine, moves
 chips through the ledger, writes the new state and its events, all in one transaction."""
 
+import logging
 import secrets
 from datetime import timedelta
 from typing import Any
@@ -31,6 +32,8 @@ from games.notify import notify_match
 from games.ratings import apply_match_result
 from ledger.errors import InsufficientChips
 from ledger.selectors import wallet_balance
+
+logger = logging.getLogger(__name__)
 
 # What play changes on the match row (the rest is fixed at creation).
 _PLAY_FIELDS = [
@@ -208,6 +211,9 @@ def _bump_and_maybe_start(match: Match) -> None:
 def match_join(*, match_id: int, user: User, invite_code: str | None = None) -> Match:
     match = _lock(match_id)
     if match.status != Match.Status.OPEN:
+        # A table starts once every seat is taken: say so rather than only "not open".
+        if match.seats.count() >= match.max_players:
+            raise MatchFull(f"All {match.max_players} seats are taken.")
         raise MatchNotOpen("This match is not open for joining.")
     if match.private and invite_code != match.invite_code:
         raise DomainError(
@@ -231,12 +237,20 @@ def match_leave(*, match_id: int, user: User) -> Match:
     seat.delete()
     events: list[dict] = [{"type": "player_left", "seat": number, "player": _player_ref(user)}]
     match.version += 1
-    if not match.seats.filter(player__bot_strategy="").exists():
+    players = list(match.seats.filter(player__bot_strategy="").select_related("player"))
+    if not players:
         match.status = Match.Status.ABORTED
         match.finished_at = timezone.now()
         events.append({"type": "match_aborted", "reason": "every player left"})
+    elif match.created_by_id == user.pk:
+        # Only the creator may start a lobby: the next player clockwise takes that over.
+        heir = min(players, key=lambda s: (s.seat - number) % match.max_players)
+        match.created_by = heir.player
+        events.append(
+            {"type": "creator_changed", "seat": heir.seat, "player": _player_ref(heir.player)}
+        )
     _append_events(match, events)
-    match.save(update_fields=["version", "event_seq", "status", "finished_at"])
+    match.save(update_fields=["version", "event_seq", "status", "finished_at", "created_by"])
     return match
 
 
@@ -391,6 +405,14 @@ def _absorb(
         else:
             public.append(event)
 
+    # A step inside a turn (accept, reroll, show_reroll) keeps the seat and the round: the
+    # turn's deadline stands and the player is not told again that it is their turn.
+    turn = engine.current_seat(state)
+    new_turn = (
+        turn != match.turn_seat
+        or match.turn_deadline is None
+        or (match.secrets or {}).get("round") != secret.get("round")
+    )
     if state.round is not None and not state.finished:
         fresh = _commitments(state, secret.get("salts", {}))
         if fresh != secret.get("commitments"):
@@ -401,12 +423,14 @@ def _absorb(
     match.secrets = secret
     match.state = state.to_json()
     match.loaded_state = state  # the response view reuses it
-    turn = engine.current_seat(state)
     match.turn_seat = turn
-    match.turn_deadline = _deadline(match, by_number[turn]) if turn is not None else None
+    if turn is None:
+        match.turn_deadline = None
+    elif new_turn:
+        match.turn_deadline = _deadline(match, by_number[turn])
     _append_events(match, public)
     match.save(update_fields=_PLAY_FIELDS)
-    _after_change(match, seats, turn)
+    _after_change(match, seats, turn, new_turn=new_turn)
 
 
 def _deadline(match: Match, seat: Seat):
@@ -419,8 +443,9 @@ def _deadline(match: Match, seat: Seat):
     return timezone.now() + timedelta(seconds=seconds)
 
 
-def _after_change(match: Match, seats: list[Seat], turn: int | None) -> None:
-    """Work for after the commit: the bot's move, the timeout task, notifications."""
+def _after_change(match: Match, seats: list[Seat], turn: int | None, *, new_turn: bool) -> None:
+    """Work for after the commit: the bot's move, the timeout task, notifications (the
+    `your_turn` webhook only when a turn begins, not at each step inside it)."""
     from accounts.webhooks import notify_players
     from games import tasks
 
@@ -437,7 +462,7 @@ def _after_change(match: Match, seats: list[Seat], turn: int | None) -> None:
     player = seat.player
     if player.bot_strategy:  # the server plays it (third-party bots play over the API)
         tasks.schedule_bot_turn(match_id=match.pk, version=match.version)
-    elif getattr(seat, "has_webhook", True):
+    elif new_turn and getattr(seat, "has_webhook", True):
         notify_players(
             user_ids=[player.pk],
             event="your_turn",
@@ -533,9 +558,15 @@ def bot_play(*, match_id: int, version: int) -> bool:
 
 def turn_timeout(*, match_id: int, version: int | None = None) -> bool:
     """Applies the match's timeout policy if its turn is past its deadline (and, when
-    given, the match is still at `version`). Returns whether anything happened."""
+    given, the match is still at `version`). Returns whether anything happened.
+
+    The deadline task (with `version`) waits for a lock held by a player's action: it
+    then finds a new version and stops, or applies the timeout that is due. The sweep
+    (no `version`) skips a locked match; it comes round again."""
     with transaction.atomic():
-        match = Match.objects.select_for_update(skip_locked=True).filter(pk=match_id).first()
+        match = (
+            Match.objects.select_for_update(skip_locked=version is None).filter(pk=match_id).first()
+        )
         if match is None or (version is not None and match.version != version):
             return False
         return _timeout_locked(match)
@@ -551,9 +582,8 @@ def _timeout_locked(match: Match) -> bool:
         return False
     seats = _seats(match)
     seat = next(s for s in seats if s.seat == match.turn_seat)
-    if seat.player.bot_strategy:  # its task was lost: play its move now
-        action = _seat_choice(match, seat, seat.player.bot_strategy)
-        _act(match, seats, seat.seat, action, None)
+    if seat.player.bot_strategy:  # its task was lost: play its turn now
+        _play_turn(match, seats, seat, seat.player.bot_strategy)
         return True
     seat.consecutive_timeouts += 1
     seat.save(update_fields=["consecutive_timeouts"])
@@ -561,11 +591,11 @@ def _timeout_locked(match: Match) -> bool:
     if policy == Match.TimeoutPolicy.FORFEIT or (
         policy == Match.TimeoutPolicy.AUTO and seat.consecutive_timeouts >= match.max_timeouts
     ):
-        action = {"type": "forfeit"}
+        strategy = "forfeit"
     elif policy == Match.TimeoutPolicy.CHALLENGE:
-        action = _seat_choice(match, seat, "challenge")
+        strategy = "challenge"
     else:
-        action = _seat_choice(match, seat, "cautious")
+        strategy = "cautious"
     preface = [
         {
             "type": "turn_timed_out",
@@ -575,16 +605,56 @@ def _timeout_locked(match: Match) -> bool:
             "late_ms": int((now - match.turn_deadline).total_seconds() * 1000),
         }
     ]
-    _act(match, seats, seat.seat, action, None, preface=preface)
+    _play_turn(match, seats, seat, strategy, preface=preface)
     return True
+
+
+def _play_turn(
+    match: Match, seats: list[Seat], seat: Seat, strategy: str, preface: list[dict] | None = None
+) -> None:
+    """Plays `seat`'s whole turn with `strategy` ("forfeit" leaves the match): every step
+    while the turn stays with the seat in the same round (accept, reroll, then bid), so an
+    absent player's turn is one timeout, not one per step."""
+    round_number = engine.round_number(engine.State.from_json(match.state))
+    while True:
+        if strategy == "forfeit":
+            action: dict[str, Any] = {"type": "forfeit"}
+        else:
+            action = _seat_choice(match, seat, strategy)
+        _act(match, seats, seat.seat, action, None, preface=preface)
+        preface = None
+        if (
+            match.status != Match.Status.ACTIVE
+            or match.turn_seat != seat.seat
+            or engine.round_number(match.loaded_state) != round_number
+        ):
+            return
+
+
+# How far a match whose timeout failed is pushed back, so it does not head the sweep's
+# queue (ordered by deadline) and block every match behind it.
+SWEEP_RETRY_SECONDS = 60
 
 
 def sweep_due_turns(*, limit: int = 100) -> int:
     """Times out every turn past its deadline whose task was lost or too far off to
-    schedule. `SKIP LOCKED`: several sweepers never wait on, or collide over, a match."""
+    schedule. `SKIP LOCKED`: several sweepers never wait on, or collide over, a match.
+    Each match on its own: one that fails is logged and retried later."""
     due = (
         Match.objects.filter(status=Match.Status.ACTIVE, turn_deadline__lte=timezone.now())
         .order_by("turn_deadline")
         .values_list("pk", flat=True)[:limit]
     )
-    return sum(turn_timeout(match_id=match_id) for match_id in list(due))
+    done = 0
+    for match_id in list(due):
+        try:
+            done += turn_timeout(match_id=match_id)
+        except Exception:
+            logger.exception("Timing out match %s failed; retrying it later.", match_id)
+            # One UPDATE, its own transaction (the failed one was rolled back); only a
+            # deadline still due, not a new turn's should the failure come after a commit.
+            now = timezone.now()
+            Match.objects.filter(
+                pk=match_id, status=Match.Status.ACTIVE, turn_deadline__lte=now
+            ).update(turn_deadline=now + timedelta(seconds=SWEEP_RETRY_SECONDS))
+    return done

@@ -6,21 +6,28 @@ import uuid
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from config.admin import ReadOnlyAdmin
+from config.admin import FilterLookupsOnly, ReadOnlyAdmin
 from ledger import services
 from ledger.errors import LedgerError
-from ledger.models import Account, Transfer
+from ledger.models import Account, AccountKind, Transfer
+
+# Corrections go to a player's wallet or the house. A running match's pots and stacks move
+# only by play: an adjusted pot would no longer match its antes, which abort refunds read.
+ADJUSTABLE_KINDS = (AccountKind.WALLET, AccountKind.HOUSE)
 
 
 class AdjustChipsForm(forms.Form):
     amount = forms.IntegerField(
-        help_text="Signed: positive adds chips (from the issuer), negative removes them."
+        min_value=-services.MAX_ADJUSTMENT,
+        max_value=services.MAX_ADJUSTMENT,
+        help_text="Signed: positive adds chips (from the issuer), negative removes them.",
     )
     reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), max_length=2000)
     idempotency_key = forms.CharField(widget=forms.HiddenInput, max_length=64)
@@ -39,7 +46,7 @@ class AdjustChipsForm(forms.Form):
 
 
 @admin.register(Account)
-class AccountAdmin(ReadOnlyAdmin):
+class AccountAdmin(FilterLookupsOnly, ReadOnlyAdmin):
     list_display = ("id", "kind", "user", "match", "seat", "balance", "adjust_link")
     list_filter = ("kind",)
     search_fields = ("user__username", "=match__id", "=kind")
@@ -49,6 +56,8 @@ class AccountAdmin(ReadOnlyAdmin):
 
     @admin.display(description="Adjust")
     def adjust_link(self, obj: Account) -> str:
+        if obj.kind not in ADJUSTABLE_KINDS:
+            return "-"
         url = reverse("admin:ledger_account_adjust", args=[obj.pk])
         return format_html('<a href="{}">Adjust chips</a>', url)
 
@@ -71,17 +80,33 @@ class AccountAdmin(ReadOnlyAdmin):
         if not request.user.has_perm("ledger.add_transfer") and not request.user.is_superuser:
             raise PermissionDenied
         account = get_object_or_404(Account.objects.select_related("user", "seat"), pk=account_id)
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"Adjust chips: {account}",
+            "account": account,
+            "opts": self.model._meta,
+        }
+        if account.kind not in ADJUSTABLE_KINDS:
+            context["refusal"] = f"Only wallets and the house are adjusted, not a {account.kind}."
+            return TemplateResponse(
+                request, "admin/ledger/account/adjust.html", context, status=400
+            )
         if request.method == "POST":
             form = AdjustChipsForm(request.POST)
             if form.is_valid():
                 try:
-                    move = services.adjustment(
-                        account=account,
-                        amount=form.cleaned_data["amount"],
-                        reason=form.cleaned_data["reason"],
-                        actor=request.user,
-                        idempotency_key=f"admin-adjustment:{form.cleaned_data['idempotency_key']}",
-                    )
+                    with transaction.atomic():
+                        move = services.adjustment(
+                            account=account,
+                            amount=form.cleaned_data["amount"],
+                            reason=form.cleaned_data["reason"],
+                            actor=request.user,
+                            idempotency_key=(
+                                f"admin-adjustment:{form.cleaned_data['idempotency_key']}"
+                            ),
+                        )
+                        if not move.replayed:  # a double submit moved and records nothing
+                            self.adjusted(request, account, move)
                 except LedgerError as exc:
                     form.add_error(None, exc.detail)
                 else:
@@ -94,18 +119,15 @@ class AccountAdmin(ReadOnlyAdmin):
                     return HttpResponseRedirect(reverse("admin:ledger_account_changelist"))
         else:
             form = AdjustChipsForm(initial={"idempotency_key": uuid.uuid4().hex})
-        context = {
-            **self.admin_site.each_context(request),
-            "title": f"Adjust chips: {account}",
-            "account": account,
-            "form": form,
-            "opts": self.model._meta,
-        }
+        context["form"] = form
         return TemplateResponse(request, "admin/ledger/account/adjust.html", context)
+
+    def adjusted(self, request: HttpRequest, account: Account, move: services.Movement) -> None:
+        """Runs in the adjustment's transaction; the moderation admin audits it here."""
 
 
 @admin.register(Transfer)
-class TransferAdmin(ReadOnlyAdmin):
+class TransferAdmin(FilterLookupsOnly, ReadOnlyAdmin):
     list_display = (
         "id",
         "created_at",

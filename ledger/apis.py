@@ -1,32 +1,16 @@
 from drf_spectacular.utils import extend_schema
-from rest_framework.exceptions import ValidationError
-from rest_framework.pagination import CursorPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.pagination import IdCursorPagination
 from ledger import selectors
 from ledger.serializers import TransactionOutput, transaction_payload
 
 
-class TransactionPagination(CursorPagination):
-    ordering = "-id"  # unique and stable: newest first
+class TransactionPagination(IdCursorPagination):
     page_size = 50
-    page_size_query_param = "page_size"
     max_page_size = 200
-
-    def get_page_size(self, request: Request) -> int:
-        """Strict: `page_size` is one integer from 1 to 200, or absent (50)."""
-        values = request.query_params.getlist(self.page_size_query_param)
-        if not values:
-            return self.page_size
-        value = values[0]
-        if len(values) > 1 or not value.isdigit() or not 1 <= int(value) <= self.max_page_size:
-            raise ValidationError(
-                {"page_size": [f"Give one whole number from 1 to {self.max_page_size}."]},
-                code="invalid",
-            )
-        return int(value)
 
     def get_schema_operation_parameters(self, view) -> list[dict]:
         parameters = super().get_schema_operation_parameters(view)

@@ -249,7 +249,8 @@ class Transfer(models.Model):
         raise LedgerImmutable("Transfers are append-only; make a compensating transfer.")
 
     def payload(self) -> tuple:
-        """What an idempotent replay must repeat exactly."""
+        """What an idempotent replay must repeat exactly: who made an adjustment and why
+        are part of it, so a key reused for another reason is a conflict, not a replay."""
         return (
             self.debit_id,
             self.credit_id,
@@ -257,4 +258,6 @@ class Transfer(models.Model):
             self.kind,
             self.match_id,
             self.round_number,
+            self.actor_id,
+            self.reason,
         )

@@ -98,9 +98,13 @@ def stack_for(seat: Seat) -> Account:
 
 
 def pots_for(match: Match) -> Pots:
-    round_pot = Account.objects.get_or_create(kind=AccountKind.ROUND_POT, match_id=match.pk)[0]
-    game_pot = Account.objects.get_or_create(kind=AccountKind.GAME_POT, match_id=match.pk)[0]
-    return Pots(round=round_pot, game=game_pot)
+    """The match's two pots, read in one query; a missing one is created (the match
+    service opens both when the match starts, so rounds only read them)."""
+    found = {a.kind: a for a in Account.objects.filter(match_id=match.pk, kind__in=POT_KINDS)}
+    for kind in POT_KINDS:
+        if kind not in found:
+            found[kind] = Account.objects.get_or_create(kind=kind, match_id=match.pk)[0]
+    return Pots(round=found[AccountKind.ROUND_POT], game=found[AccountKind.GAME_POT])
 
 
 def accounts_lock(*, accounts: Iterable[Account]) -> None:
@@ -125,12 +129,13 @@ def accounts_lock(*, accounts: Iterable[Account]) -> None:
 _LOCK_PAIR_SQL = (
     "SELECT id, kind, balance FROM ledger_account WHERE id IN (%s, %s) ORDER BY id FOR UPDATE"
 )
-_INSERT_SQL = (
+_INSERT_HEAD = (
     "INSERT INTO ledger_transfer (debit_id, credit_id, amount, kind, match_id, round_number,"
     " actor_id, reason, idempotency_key, debit_balance_after, credit_balance_after,"
-    " created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
-    " ON CONFLICT (idempotency_key) DO NOTHING RETURNING id"
+    " created_at) VALUES "
 )
+_INSERT_ROW = "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+_INSERT_SQL = f"{_INSERT_HEAD}{_INSERT_ROW} ON CONFLICT (idempotency_key) DO NOTHING RETURNING id"
 
 
 def _validate(
@@ -227,7 +232,7 @@ def _transfer_locked(
     actor_id: int | None,
     reason: str,
 ) -> Transfer:
-    payload = (debit.pk, credit.pk, amount, kind, match_id, round_number)
+    payload = (debit.pk, credit.pk, amount, kind, match_id, round_number, actor_id, reason)
     cursor.execute(_LOCK_PAIR_SQL, [debit.pk, credit.pk])
     locked = {row[0]: (row[1], row[2]) for row in cursor.fetchall()}
     if len(locked) != 2:
@@ -397,6 +402,11 @@ def bot_funding(*, user: User, amount: int, idempotency_key: str | None = None) 
     return _from_house(wallet_for(user), amount, kind=TransferKind.BOT_FUNDING, key=key)
 
 
+# The largest single correction: far beyond any real one, and far from the 64-bit limit
+# of a balance (an amount past it would fail in PostgreSQL, not as a domain error).
+MAX_ADJUSTMENT = 10**12
+
+
 def adjustment(
     *,
     account: Account,
@@ -411,6 +421,8 @@ def adjustment(
     """
     if isinstance(amount, bool) or not isinstance(amount, int) or amount == 0:
         raise InvalidTransfer("An adjustment moves a non-zero whole number of chips.")
+    if abs(amount) > MAX_ADJUSTMENT:
+        raise InvalidTransfer(f"An adjustment moves at most {MAX_ADJUSTMENT} chips.")
     if actor is None or not reason or not reason.strip():
         raise InvalidTransfer("An adjustment needs a reason and the person making it.")
     if account.kind == AccountKind.ISSUER:
@@ -457,65 +469,196 @@ def buy_ins(*, seats: Sequence[Seat], amount: int) -> list[Movement]:
         return [m for s in seats if (m := buy_in(seat=s, amount=amount)) is not None]
 
 
+class _Planned(NamedTuple):
+    debit: Account
+    credit: Account
+    amount: int
+    kind: str
+    key: str
+
+
+def _match_accounts_locked(
+    match: Match, *, seats: Sequence[Seat], pot_kinds: Sequence[str]
+) -> tuple[dict[str, Account], dict[int, Account]]:
+    """The match's pots of `pot_kinds` and the stacks of `seats`, read in one query and
+    then locked in one (`accounts_lock`), so their balances are current: pots by kind,
+    stacks by seat id. Accounts never opened (a caller that skipped the buy-in) are
+    created before any lock is taken, as waiting on another transaction's insert while
+    holding locks could deadlock."""
+    wanted = Q(match_id=match.pk, kind__in=pot_kinds) | Q(
+        kind=AccountKind.STACK, seat_id__in=[s.pk for s in seats]
+    )
+    rows = list(Account.objects.filter(wanted))
+    if len(rows) < len(pot_kinds) + len(seats):
+        pots_for(match)
+        for seat in seats:
+            stack_for(seat)
+        rows = list(Account.objects.filter(wanted))
+    accounts_lock(accounts=rows)
+    pots = {a.kind: a for a in rows if a.kind != AccountKind.STACK}
+    stacks = {a.seat_id: a for a in rows if a.kind == AccountKind.STACK}
+    for seat in seats:
+        stacks[seat.pk].seat = seat  # for labels, no query
+    return pots, stacks
+
+
+def _moves_locked(
+    planned: Sequence[_Planned], *, match: Match, round_number: int | None = None
+) -> list[Movement]:
+    """Writes `planned` transfers, in order, with one multi-row INSERT.
+
+    For a caller holding the locks of every account involved (so their balances are
+    current) that found none of the keys used. Each row states the balances it leaves and
+    the per-row trigger checks them against the real ones, so a plan that is off (or a key
+    taken after all: ON CONFLICT skips its row) aborts the transaction instead of moving
+    the wrong chips. A domain error is raised before anything is written.
+    """
+    if not planned:
+        return []
+    balances: dict[int, int] = {}
+    for p in planned:
+        _validate(
+            debit=p.debit,
+            credit=p.credit,
+            amount=p.amount,
+            kind=p.kind,
+            idempotency_key=p.key,
+            actor=None,
+            reason="",
+        )
+        balances.setdefault(p.debit.pk, p.debit.balance)
+        balances.setdefault(p.credit.pk, p.credit.balance)
+        if balances[p.debit.pk] < p.amount and p.debit.kind != AccountKind.ISSUER:
+            raise InsufficientChips(
+                f"The {p.debit.label} account holds {balances[p.debit.pk]} chips;"
+                f" {p.amount} are needed."
+            )
+        balances[p.debit.pk] -= p.amount
+        balances[p.credit.pk] += p.amount
+    created_at = timezone.now()
+    transfers = []
+    for p in planned:
+        p.debit.balance -= p.amount
+        p.credit.balance += p.amount
+        transfers.append(
+            Transfer(
+                debit=p.debit,
+                credit=p.credit,
+                amount=p.amount,
+                kind=p.kind,
+                match_id=match.pk,
+                round_number=round_number,
+                reason="",
+                idempotency_key=p.key,
+                debit_balance_after=p.debit.balance,
+                credit_balance_after=p.credit.balance,
+                created_at=created_at,
+            )
+        )
+    params = [
+        value
+        for t in transfers
+        for value in (
+            t.debit_id,
+            t.credit_id,
+            t.amount,
+            t.kind,
+            t.match_id,
+            t.round_number,
+            None,
+            t.reason,
+            t.idempotency_key,
+            t.debit_balance_after,
+            t.credit_balance_after,
+            t.created_at,
+        )
+    ]
+    sql = (
+        f"{_INSERT_HEAD}{', '.join([_INSERT_ROW] * len(transfers))}"
+        " ON CONFLICT (idempotency_key) DO NOTHING RETURNING id, idempotency_key"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        ids = {key: pk for pk, key in cursor.fetchall()}
+    if len(ids) != len(transfers):
+        raise LedgerError("A planned transfer's key was used concurrently.")
+    movements = []
+    for t in transfers:
+        t.pk = ids[t.idempotency_key]
+        t._state.adding = False
+        t._state.db = "default"
+        t.replayed = False
+        movements.append(Movement(t, t.debit.label, t.credit.label))
+    return movements
+
+
 def ante_round(
     *, match: Match, round_number: int, seats: Sequence[Seat], ante: int
 ) -> list[Movement]:
     """Each seat pays `ante` to the round pot, then `ante` to the game pot, from its stack.
 
     A stack that cannot pay in full pays what it has (round pot first). Retrying the same
-    round returns the movements already made.
+    round returns the movements already made. A constant number of queries for any number
+    of seats: one read and one lock of every account, one look-up of the keys, one INSERT.
     """
     if ante <= 0:
         return []
-    pots = pots_for(match)
-    stacks = [stack_for(seat) for seat in seats]
-    plan = [
-        (stack, pot, kind, f"{kind}:m{match.pk}:r{round_number}:seat:{seat.pk}")
-        for seat, stack in zip(seats, stacks, strict=True)
-        for pot, kind in (
-            (pots.round, TransferKind.ANTE_ROUND),
-            (pots.game, TransferKind.ANTE_GAME),
-        )
-    ]
-    movements: list[Movement] = []
-    with transaction.atomic():
-        accounts_lock(accounts=[pots.round, pots.game, *stacks])
+    # No savepoint (two round trips): no domain error can arise below, as each seat pays
+    # at most what its stack holds; a database error aborts the caller's action anyway.
+    with transaction.atomic(savepoint=False):
+        pots, stacks = _match_accounts_locked(match, seats=seats, pot_kinds=POT_KINDS)
+        plan = [
+            (
+                stacks[seat.pk],
+                pots[pot_kind],
+                kind,
+                f"{kind}:m{match.pk}:r{round_number}:seat:{seat.pk}",
+            )
+            for seat in seats
+            for pot_kind, kind in (
+                (AccountKind.ROUND_POT, TransferKind.ANTE_ROUND),
+                (AccountKind.GAME_POT, TransferKind.ANTE_GAME),
+            )
+        ]
         done = _existing(key for *_, key in plan)
+        left = {stack.pk: stack.balance for stack in stacks.values()}
+        slots: list[Movement | _Planned] = []
         for stack, pot, kind, key in plan:
             if key in done:
-                movements.append(_replayed(done[key], stack, pot))
+                slots.append(_replayed(done[key], stack, pot))
                 continue
-            pay = min(ante, stack.balance)
+            pay = min(ante, left[stack.pk])
             if pay > 0:
-                movements.append(
-                    _move(stack, pot, pay, kind, key, match=match, round_number=round_number)
-                )
-    return movements
+                left[stack.pk] -= pay
+                slots.append(_Planned(stack, pot, pay, kind, key))
+        written = iter(
+            _moves_locked(
+                [s for s in slots if isinstance(s, _Planned)],
+                match=match,
+                round_number=round_number,
+            )
+        )
+        return [s if isinstance(s, Movement) else next(written) for s in slots]
 
 
 def round_pot_payout(*, match: Match, round_number: int, seat: Seat) -> Movement | None:
     """The round's winner takes the whole round pot into their stack."""
-    pots = pots_for(match)
-    stack = stack_for(seat)
     key = f"round_pot_win:m{match.pk}:r{round_number}"
-    with transaction.atomic():
-        accounts_lock(accounts=[pots.round, stack])
-        prior = _existing([key]).get(key)
-        if prior is not None:
-            if prior.credit_id != stack.pk:
-                raise IdempotencyKeyReused(f"Round {round_number} was paid to another seat.")
-            return _replayed(prior, pots.round, stack)
-        if pots.round.balance == 0:
-            return None
-        return _move(
-            pots.round,
-            stack,
-            pots.round.balance,
-            TransferKind.ROUND_POT_WIN,
-            key,
-            match=match,
-            round_number=round_number,
+    # No savepoint: the only domain error is raised after the block, nothing written.
+    with transaction.atomic(savepoint=False):
+        pots, stacks = _match_accounts_locked(
+            match, seats=[seat], pot_kinds=[AccountKind.ROUND_POT]
         )
+        pot, stack = pots[AccountKind.ROUND_POT], stacks[seat.pk]
+        prior = _existing([key]).get(key)
+        if prior is None:
+            if pot.balance == 0:
+                return None
+            planned = _Planned(pot, stack, pot.balance, TransferKind.ROUND_POT_WIN, key)
+            return _moves_locked([planned], match=match, round_number=round_number)[0]
+    if prior.credit_id != stack.pk:
+        raise IdempotencyKeyReused(f"Round {round_number} was paid to another seat.")
+    return _replayed(prior, pot, stack)
 
 
 def game_pot_shares(
@@ -546,34 +689,34 @@ def game_pot_payout(
     """Pays out the whole game pot: one winner takes all (common pool), or it is shared
     equally by everyone but the loser (poker dice). `seat_order` is the clockwise order
     (default: by seat number)."""
-    pots = pots_for(match)
-    stacks = {seat.pk: stack_for(seat) for seat in winner_seats}
     keys = {seat.pk: f"game_pot_win:m{match.pk}:seat:{seat.pk}" for seat in winner_seats}
     if seat_order is None:
         everyone = [*winner_seats, *([loser_seat] if loser_seat is not None else [])]
         seat_order = sorted(everyone, key=lambda s: s.seat)
     with transaction.atomic():
-        accounts_lock(accounts=[pots.game, *stacks.values()])
+        pots, stacks = _match_accounts_locked(
+            match, seats=winner_seats, pot_kinds=[AccountKind.GAME_POT]
+        )
+        pot = pots[AccountKind.GAME_POT]
         done = _existing(keys.values())
         if done:
             return [
-                _replayed(done[keys[s.pk]], pots.game, stacks[s.pk])
+                _replayed(done[keys[s.pk]], pot, stacks[s.pk])
                 for s in winner_seats
                 if keys[s.pk] in done
             ]
         shares = game_pot_shares(
-            total=pots.game.balance,
+            total=pot.balance,
             winner_seats=winner_seats,
             loser_seat=loser_seat,
             seat_order=seat_order,
         )
-        return [
-            _move(
-                pots.game, stacks[s.pk], share, TransferKind.GAME_POT_WIN, keys[s.pk], match=match
-            )
+        planned = [
+            _Planned(pot, stacks[s.pk], share, TransferKind.GAME_POT_WIN, keys[s.pk])
             for s, share in shares
             if share > 0
         ]
+        return _moves_locked(planned, match=match)
 
 
 def _stack_history_mark(stack: Account) -> int:
@@ -617,10 +760,16 @@ def match_cash_out(*, match: Match) -> list[Movement]:
         return [m for stack, wallet in pairs if (m := _cash_out_locked(stack, wallet))]
 
 
+_POT_PAYOUTS = (TransferKind.ROUND_POT_WIN, TransferKind.GAME_POT_WIN)
+_ANTES = (TransferKind.ANTE_ROUND, TransferKind.ANTE_GAME)
+
+
 def match_refund(*, match: Match) -> list[Movement]:
     """Abort: each player gets back exactly what they put into unsettled pots, then their
-    stack. A pot's unsettled contributions are the transfers into it since the last one
-    out of it (payouts always empty a pot)."""
+    stack. A pot settles with a payout, which always empties it: a seat's unsettled part
+    is its antes into the pot since the last payout, less what the pot refunded to its
+    stack since (a voided round's antes). Other transfers do not count: a pot never pays
+    out more than it holds, and whatever no ante accounts for stays in it."""
     pots = list(Account.objects.filter(kind__in=POT_KINDS, match_id=match.pk).order_by("id"))
     pairs = _match_stacks_and_wallets(match)
     wallet_of_stack = {stack.pk: wallet for stack, wallet in pairs}
@@ -630,22 +779,48 @@ def match_refund(*, match: Match) -> list[Movement]:
         for pot in pots:
             if pot.balance == 0:
                 continue
-            last_out = Transfer.objects.filter(debit_id=pot.pk).aggregate(m=Max("id"))["m"] or 0
-            contributions = (
-                Transfer.objects.filter(credit_id=pot.pk, id__gt=last_out)
-                .values("debit_id")
-                .annotate(total=Sum("amount"))
-                .order_by("debit_id")
+            last_payout = (
+                Transfer.objects.filter(debit_id=pot.pk, kind__in=_POT_PAYOUTS).aggregate(
+                    m=Max("id")
+                )["m"]
+                or 0
             )
-            if sum(c["total"] for c in contributions) != pot.balance:
-                raise LedgerError(f"Pot {pot.pk} does not match its contributions.")
-            sources = Account.objects.in_bulk([c["debit_id"] for c in contributions])
-            for c in contributions:
-                source = sources[c["debit_id"]]
-                target = wallet_of_stack.get(source.pk, source)
-                key = f"refund:pot:{pot.pk}:from:{source.pk}:after:{last_out}"
+            for stack_id, unsettled in _unsettled_antes(pot, last_payout, set(wallet_of_stack)):
+                amount = min(unsettled, pot.balance)
+                if amount <= 0:
+                    continue
+                key = f"refund:pot:{pot.pk}:from:{stack_id}:after:{last_payout}"
                 movements.append(
-                    _move(pot, target, c["total"], TransferKind.REFUND, key, match=match)
+                    _move(
+                        pot,
+                        wallet_of_stack[stack_id],
+                        amount,
+                        TransferKind.REFUND,
+                        key,
+                        match=match,
+                    )
                 )
         movements.extend(m for stack, wallet in pairs if (m := _cash_out_locked(stack, wallet)))
     return movements
+
+
+def _unsettled_antes(pot: Account, after: int, stack_ids: set[int]) -> list[tuple[int, int]]:
+    """[(stack id, antes paid into `pot` after transfer `after` less refunds back to that
+    stack)] for the stacks in `stack_ids`, by stack id."""
+    paid = dict(
+        Transfer.objects.filter(credit_id=pot.pk, id__gt=after, kind__in=_ANTES)
+        .values("debit_id")
+        .annotate(total=Sum("amount"))
+        .values_list("debit_id", "total")
+    )
+    returned = dict(
+        Transfer.objects.filter(debit_id=pot.pk, id__gt=after, kind=TransferKind.REFUND)
+        .values("credit_id")
+        .annotate(total=Sum("amount"))
+        .values_list("credit_id", "total")
+    )
+    return [
+        (stack_id, total - returned.get(stack_id, 0))
+        for stack_id, total in sorted(paid.items())
+        if stack_id in stack_ids
+    ]

@@ -1,17 +1,22 @@
-from django.contrib import admin
-from django.db import transaction
-from django.template.response import TemplateResponse
+import math
 
-from config.admin import ReadOnlyAdmin
+from django.contrib import admin
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest
+from django.template.response import TemplateResponse
+from django.urls import path
+
+from config.admin import FilterLookupsOnly, ReadOnlyAdmin
 from ledger.admin import AccountAdmin
-from ledger.models import Account, Transfer
+from ledger.models import Account
+from ledger.services import Movement
 from moderation.models import AuditAction, AuditRecord, SuspicionReport
-from moderation.selectors import suspicion_report
+from moderation.selectors import MAX_REPORT_DAYS, suspicion_report
 from moderation.services import audit_record
 
 
 @admin.register(AuditRecord)
-class AuditRecordAdmin(ReadOnlyAdmin):
+class AuditRecordAdmin(FilterLookupsOnly, ReadOnlyAdmin):
     """The audit trail: visible to moderators, editable by no one (superusers included)."""
 
     list_display = (
@@ -31,6 +36,18 @@ class AuditRecordAdmin(ReadOnlyAdmin):
     readonly_fields = [f.name for f in AuditRecord._meta.fields]
 
 
+def _number(request: HttpRequest, name: str, default, low, high, cast=int):
+    """A report parameter from the query string, clamped to [low, high]; the default
+    when it is missing or not a finite number."""
+    try:
+        value = cast(request.GET.get(name, default))
+    except (TypeError, ValueError, OverflowError):
+        return default
+    if isinstance(value, float) and not math.isfinite(value):
+        return default
+    return min(max(value, low), high)
+
+
 @admin.register(SuspicionReport)
 class SuspicionReportAdmin(admin.ModelAdmin):
     """Pairs to review: chips flowing one way between frequent tablemates, and pairs that
@@ -45,23 +62,20 @@ class SuspicionReportAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None) -> bool:
         return False
 
+    def get_urls(self):
+        # The report is the only page: as a proxy of Match, the default object pages would
+        # show a match's every field, hidden dice and salts included.
+        view = self.admin_site.admin_view(self.changelist_view)
+        return [path("", view, name="moderation_suspicionreport_changelist")]
+
     def changelist_view(self, request, extra_context=None):
         if not self.has_view_or_change_permission(request):
-            from django.core.exceptions import PermissionDenied
-
             raise PermissionDenied
-
-        def number(name, default, cast=int):
-            try:
-                return cast(request.GET.get(name, default))
-            except (TypeError, ValueError):
-                return default
-
         params = {
-            "days": number("days", 90),
-            "min_matches": number("min_matches", 3),
-            "min_one_way": number("min_one_way", 0.8, float),
-            "min_chances": number("min_chances", 10),
+            "days": _number(request, "days", 90, 1, MAX_REPORT_DAYS),
+            "min_matches": _number(request, "min_matches", 3, 1, 10**6),
+            "min_one_way": _number(request, "min_one_way", 0.8, 0.0, 1.0, float),
+            "min_chances": _number(request, "min_chances", 10, 0, 10**6),
         }
         context = {
             **self.admin_site.each_context(request),
@@ -79,30 +93,16 @@ admin.site.unregister(Account)
 
 @admin.register(Account)
 class AuditedAccountAdmin(AccountAdmin):
-    def adjust_view(self, request, account_id):
-        with transaction.atomic():
-            response = super().adjust_view(request, account_id)
-            key = request.POST.get("idempotency_key")
-            if request.method == "POST" and response.status_code == 302 and key:
-                move = Transfer.objects.select_related("debit", "credit").get(
-                    idempotency_key=f"admin-adjustment:{key}"
-                )
-                account = move.credit if move.debit.kind == "issuer" else move.debit
-                done = AuditRecord.objects.filter(
-                    action=AuditAction.CHIPS_ADJUST, details__transfer_id=move.pk
-                ).exists()
-                if not done:  # a double submit moved nothing and records nothing
-                    audit_record(
-                        actor=request.user,
-                        action=AuditAction.CHIPS_ADJUST,
-                        reason=move.reason,
-                        target=str(account),
-                        target_user=account.user,
-                        match=move.match,
-                        details={
-                            "transfer_id": move.pk,
-                            "account_id": account.pk,
-                            "amount": move.amount if account.pk == move.credit_id else -move.amount,
-                        },
-                    )
-        return response
+    def adjusted(self, request: HttpRequest, account: Account, move: Movement) -> None:
+        audit_record(
+            actor=request.user,
+            action=AuditAction.CHIPS_ADJUST,
+            reason=move.transfer.reason,
+            target=str(account),
+            target_user=account.user,
+            details={
+                "transfer_id": move.transfer.pk,
+                "account_id": account.pk,
+                "amount": move.amount if account.pk == move.transfer.credit_id else -move.amount,
+            },
+        )

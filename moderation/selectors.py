@@ -23,6 +23,10 @@ from accounts.models import User
 from games.models import Match, RoundRecord, Seat
 from ledger.models import AccountKind, Transfer
 
+# The longest window the report looks back over (ten years; far more would overflow the
+# date arithmetic).
+MAX_REPORT_DAYS = 3650
+
 
 @dataclass
 class PairFlow:

@@ -10,10 +10,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import ApiToken, User
-from games import chips
+from games import chips, engine
 from games import services as games
+from games.engine.pokerdice import poker_round_record
+from games.engine.pool import round_record
 from games.errors import MatchNotActive
-from games.models import ChatMessage, Match, Seat
+from games.models import ChatMessage, Match, RoundRecord, Seat
 from moderation.errors import NotAllowed, NothingToDo, ReasonRequired
 from moderation.models import AuditAction, AuditRecord
 
@@ -58,6 +60,7 @@ def match_abort(*, match_id: int, moderator: User, reason: str) -> Match:
     if match.status not in (Match.Status.OPEN, Match.Status.ACTIVE):
         raise NothingToDo(f"Match {match.pk} is {match.status}; only open or active ones abort.")
     was = match.status
+    revealed = _reveal_current_round(match)
     moves = chips.refund_match(match=match)
     match.status = Match.Status.ABORTED
     match.finished_at = timezone.now()
@@ -65,9 +68,14 @@ def match_abort(*, match_id: int, moderator: User, reason: str) -> Match:
     match.turn_deadline = None
     match.version += 1
     # The moderator's reason stays in the audit trail; players see that a moderator did it.
-    games._append_events(
-        match, [{"type": "match_aborted", "reason": "aborted by a moderator", "chips": moves}]
-    )
+    event: dict[str, Any] = {
+        "type": "match_aborted",
+        "reason": "aborted by a moderator",
+        "chips": moves,
+    }
+    if revealed is not None:
+        event["round"] = revealed
+    games._append_events(match, [event])
     match.save(
         update_fields=[
             "status",
@@ -87,6 +95,30 @@ def match_abort(*, match_id: int, moderator: User, reason: str) -> Match:
         details={"status_before": was, "chips": moves},
     )
     return match
+
+
+def _reveal_current_round(match: Match) -> dict[str, Any] | None:
+    """Records the round in play, in full as a voided round is (every die, the
+    commitments and their salts), so players can check the dice they were committed to."""
+    if not match.state:
+        return None
+    state = engine.State.from_json(match.state)
+    r = state.round
+    if r is None or state.finished:
+        return None
+    if state.rules.is_poker:
+        record = poker_round_record(r, r.actions, None)
+    else:
+        record = round_record(state, r, r.actions, None)
+    secret = match.secrets or {}
+    record["aborted"] = True
+    record["dice_commitments"] = secret.get("commitments", {})
+    record["salts"] = {
+        s: v for s, v in secret.get("salts", {}).items() if s in record["dice_commitments"]
+    }
+    record["chips"] = list(secret.get("chips", []))
+    RoundRecord.objects.create(match=match, number=record["number"], record=record)
+    return record
 
 
 @transaction.atomic
@@ -130,6 +162,16 @@ def _check_target(player: User, moderator: User) -> None:
         raise NotAllowed("Only a superuser can act on staff accounts.")
 
 
+def _seated_match_ids(user_id: int) -> list[int]:
+    return list(
+        Seat.objects.filter(
+            player_id=user_id, match__status__in=(Match.Status.OPEN, Match.Status.ACTIVE)
+        )
+        .order_by("match_id")
+        .values_list("match_id", flat=True)
+    )
+
+
 def _lobbies_left_and_turns_due(player: User) -> tuple[list[int], list[int]]:
     """A banned player leaves every open lobby; in running matches their turns go to the
     timeout policy (`_deadline` gives an inactive player no time; a turn that is theirs
@@ -164,7 +206,13 @@ def _lobbies_left_and_turns_due(player: User) -> tuple[list[int], list[int]]:
 @transaction.atomic
 def player_ban(*, user_id: int, moderator: User, reason: str) -> User:
     reason = _reason(reason)
-    player = User.objects.get(pk=user_id)
+    # Play locks a match, then its players' user rows (`games._finish`); the ban locks in
+    # that order too (the player's matches by id, then the user), so neither waits on the
+    # other. Matches joined after this read are lobbies, whose services lock no user.
+    for match_id in _seated_match_ids(user_id):
+        games._lock(match_id)
+    # Locked before the check: of two bans at once, the second finds the player banned.
+    player = User.objects.select_for_update().get(pk=user_id)
     _check_target(player, moderator)
     if not player.is_active:
         raise NothingToDo(f"{player.username} is already banned.")
@@ -283,8 +331,6 @@ def message_hide(*, message_id: int, moderator: User, reason: str) -> ChatMessag
 def hidden_dice_view(*, match: Match, viewer: User) -> dict[str, Any] | None:
     """The current round's dice of every seat, from the engine state, with an audit record
     of who looked (callers check the `moderation.view_hidden_dice` permission)."""
-    from games import engine
-
     if not match.state:
         return None
     state = engine.State.from_json(match.state)

@@ -84,24 +84,34 @@ def _local_secret(data_dir: Path, name: str, nbytes: int) -> str:
 
 
 def run(data_dir: Path) -> int:
+    embedded_database = not os.environ.get("DATABASE_URL")
     with services(data_dir) as env:
         env.setdefault("DEBUG", "1")
         env.setdefault("SECRET_KEY", _local_secret(data_dir, "secret_key", 50))
         env.setdefault("PORT", "8000")
+        # DEBUG is on for local use: serve this machine only unless HOST says otherwise.
+        env.setdefault("HOST", "127.0.0.1")
         env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
         _manage(env, "migrate", "--noinput")
         _manage(env, "createcachetable")
         _manage(env, "collectstatic", "--noinput", "--verbosity", "0")
-        admin_password = _local_secret(data_dir, "admin_password", 12)
-        _manage(env, "ensure_local_admin", "--username", "admin", "--password", admin_password)
+        if embedded_database:
+            # A local admin only in the project's own database, never in an external one.
+            admin_password = _local_secret(data_dir, "admin_password", 12)
+            _manage(env, "ensure_local_admin", "--username", "admin", "--password", admin_password)
+            admin = (
+                f"(user 'admin', password '{admin_password}', "
+                f"kept in {data_dir / 'admin_password'})"
+            )
+        else:
+            admin = "(log in as a staff user of that database: manage.py createsuperuser)"
         port = env["PORT"]
         print(
             f"\n  API      http://127.0.0.1:{port}/api/v1/\n"
             f"  Docs     http://127.0.0.1:{port}/api/v1/docs/\n"
             f"  Schema   http://127.0.0.1:{port}/api/v1/schema/\n"
             f"  Health   http://127.0.0.1:{port}/healthz\n"
-            f"  Admin    http://127.0.0.1:{port}/admin/  (user 'admin', password "
-            f"'{admin_password}', kept in {data_dir / 'admin_password'})\n"
+            f"  Admin    http://127.0.0.1:{port}/admin/  {admin}\n"
             "  Ctrl-C stops everything.\n",
             flush=True,
         )

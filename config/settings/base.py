@@ -41,7 +41,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "config.middleware.RequestIdLoggingMiddleware",
+    "config.middleware.ProblemFallbackMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "config.middleware.RequestGuardMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -144,7 +146,7 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.authentication.BearerTokenAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["config.parsers.SafeJSONParser"],
     "DEFAULT_THROTTLE_CLASSES": [
         "accounts.throttles.PerUserThrottle",
         "accounts.throttles.PerIpAnonThrottle",
@@ -153,6 +155,7 @@ REST_FRAMEWORK = {
         "user": env.str("THROTTLE_USER", default="600/min"),
         "anon": env.str("THROTTLE_ANON", default="120/min"),
         "register_ip": env.str("THROTTLE_REGISTER_IP", default="10/hour"),
+        "register_username": env.str("THROTTLE_REGISTER_USERNAME", default="10/hour"),
         "login_ip": env.str("THROTTLE_LOGIN_IP", default="30/min"),
         "login_username": env.str("THROTTLE_LOGIN_USERNAME", default="10/min"),
         "chat": env.str("THROTTLE_CHAT", default="20/min"),
@@ -186,6 +189,12 @@ SPECTACULAR_SETTINGS = {
     "SECURITY": [{"bearerAuth": []}],
     "AUTHENTICATION_WHITELIST": [],
 }
+
+# The largest API request body; DRF reads the body itself, so Django's
+# DATA_UPLOAD_MAX_MEMORY_SIZE (which still guards the admin's forms) does not apply.
+API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=64 * 1024)
+# CSRF failures on API paths are problem+json; the admin keeps Django's page.
+CSRF_FAILURE_VIEW = "config.problems.csrf_failure"
 
 # Starting chips granted to every new account by a ledger transfer from the house.
 SIGNUP_CHIPS = env.int("SIGNUP_CHIPS", default=1000)
@@ -227,6 +236,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "games.tasks.sweep_due_turns",
         "schedule": env.float("SWEEP_SECONDS", default=2.0),
         "options": {"expires": 10},
+    },
+    "purge-idempotency-records": {
+        "task": "games.tasks.purge_idempotency_records",
+        "schedule": 3600.0,
+        "options": {"expires": 600},
     },
 }
 # Webhook deliveries to private, loopback or link-local addresses (tests allow them).

@@ -49,7 +49,10 @@ def random_action(
     elif kind == "show_reroll":
         action["show"] = _subset(rng, len(state.round.dice[seat]), entry["max_show"])
     elif kind == "reroll":
-        action["hold"] = sorted(rng.sample(range(5), rng.randint(0, 5)))
+        required = entry.get("hold_required")
+        action["hold"] = (
+            required if required is not None else sorted(rng.sample(range(5), rng.randint(0, 5)))
+        )
     return action
 
 

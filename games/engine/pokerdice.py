@@ -92,6 +92,9 @@ def poker_legal_actions(state: State, seat: int) -> list[dict]:
             }
         ]
     if r.phase == "reroll":
+        if seat == r.player_one:
+            # Player one may not touch the dice again: the shelf stays as it is.
+            return [{"type": "reroll", "max_hold": 5, "hold_required": list(r.shelf)}]
         return [{"type": "reroll", "max_hold": 5}]
     out = []
     if r.bid_key != TOP_KEY:
@@ -185,6 +188,13 @@ def _reroll(state: State, r: PokerRound, seat: int, action: dict, rng: DiceSourc
     if r.phase != "reroll":
         raise illegal("accept the box before you reroll")
     hold = indexes(action.get("hold"), 5, "hold")
+    if seat == r.player_one and sorted(hold) != sorted(r.shelf):
+        shelf = ", ".join(str(i) for i in sorted(r.shelf)) or "none"
+        raise IllegalAction(
+            ErrorCode.ILLEGAL_ACTION,
+            f"player one may not touch the dice: hold exactly the dice on the shelf ({shelf})",
+            "hold",
+        )
     log: list[int] = []
     fresh = iter(v - 1 for v in roll(rng, 5 - len(hold), log))
     box = tuple(v if i in hold else next(fresh) for i, v in enumerate(r.box))

@@ -310,6 +310,10 @@ def _challenge(state: State, r: PoolRound, seat: int, action: dict, rng: DiceSou
     if r.bid is None:
         raise illegal("there is no bid to challenge yet")
     targets = challenge_targets(r, seat)
+    if not targets:
+        raise illegal(
+            "there is nobody to challenge: the standing bid is yours and nobody has passed"
+        )
     target = opt_int(action, "target_seat")
     if target is None:
         if r.bidder != seat:
@@ -481,12 +485,10 @@ def _next_opener(state, r, result, losses, challenger, counts, live) -> int:
     elif not losses:
         chosen = r.bidder  # a correct exact call: nobody lost; see the decisions in README
     else:
-        # The loser; among several, fewest dice left, ties to the first clockwise from the
-        # challenger (distance 0 = the challenger).
-        def order(s):
-            return (counts[s] == 0, counts[s], (s - challenger) % n)
-
-        chosen = min(losses, key=order)
+        # The loser; among several, fewest dice left (a loser now out has the fewest: then
+        # live_from passes the opening on clockwise), ties to the first clockwise from the
+        # challenger (distance 0 = the challenger). RULES 1.4.
+        chosen = min(losses, key=lambda s: (counts[s], (s - challenger) % n))
     return live_from(live, chosen)
 
 

@@ -107,9 +107,23 @@ def validate(rules: Rules) -> None:
         if getattr(rules, name) not in choices:
             raise InvalidRules(name, f"{name} must be one of {', '.join(choices)}")
     if rules.ones_bids == "face" and rules.ones_wild:
-        raise InvalidRules(
-            "ones_bids", "ones_bids 'face' needs ones_wild false (ones are an ordinary face)"
-        )
+        why = "a one cannot be both an ordinary face and wild"
+        raise OptionConflict(("ones_bids", "face"), ("ones_wild", True), why)
+
+
+class OptionConflict(InvalidRules):
+    """Two valid option values that cannot go together; `option` is the first of `pair`."""
+
+    def __init__(self, first: tuple[str, Any], second: tuple[str, Any], why: str) -> None:
+        detail = f"{_show(*first)} cannot be combined with {_show(*second)}: {why}"
+        super().__init__(first[0], detail)
+        self.pair = (first, second)
+        self.why = why
+
+
+def _show(name: str, value: Any) -> str:
+    """`name=value` as the API spells the value (JSON booleans)."""
+    return f"{name}={str(value).lower() if isinstance(value, bool) else value}"
 
 
 _COMMON_DEFAULTS = {f.name: f.default for f in fields(Rules) if f.name in COMMON_OPTIONS}
@@ -153,7 +167,18 @@ def rules_from_preset(name: str, overrides: dict[str, Any] | None = None) -> Rul
     for key in overrides:
         if key not in allowed:
             raise InvalidRules(key, f"unknown option {key!r} for ruleset {name}")
-    return replace(base, **overrides)
+    try:
+        return replace(base, **overrides)
+    except OptionConflict as exc:
+        changed, kept = sorted(exc.pair, key=lambda p: p[0] not in overrides)
+        if kept[0] in overrides:
+            raise  # both options were overridden: the message names both
+        # One value is the user's, the other the preset's: name the user's option.
+        raise InvalidRules(
+            changed[0],
+            f"{_show(*changed)} cannot be combined with {name}'s {_show(*kept)}: "
+            f"{exc.why} (override {kept[0]} too)",
+        ) from None
 
 
 def preset_list() -> list[dict[str, Any]]:

@@ -9,6 +9,7 @@ from accounts.models import ApiToken, User, hash_token
 from accounts.services import token_create
 from tests.conftest import client_for
 from tests.factories import DEFAULT_PASSWORD, UserFactory
+from tests.problems import assert_problem
 
 pytestmark = pytest.mark.django_db
 
@@ -16,16 +17,6 @@ REGISTER = "/api/v1/auth/register/"
 TOKEN = "/api/v1/auth/token/"
 ME = "/api/v1/me/"
 STRONG = "a-Long-and-unusual-passphrase-42"
-
-
-def assert_problem(response, status: int, code: str) -> dict:
-    assert response.status_code == status, response.content
-    assert response["Content-Type"] == "application/problem+json"
-    body = response.json()
-    assert body["code"] == code
-    assert body["status"] == status
-    assert {"type", "title", "detail"} <= set(body)
-    return body
 
 
 def test_register_creates_account_and_returns_a_working_token(api_client):

@@ -54,3 +54,30 @@ def test_docs_page_serves_local_assets(client):
     assert "swagger-ui" in html
     assert "cdn" not in html.lower()
     assert "/static/drf_spectacular_sidecar/" in html
+
+
+@pytest.mark.urls("tests.api.urls")
+def test_every_line_logged_while_serving_a_request_carries_its_id():
+    import io
+    import json
+    import logging
+
+    from django.test import Client
+
+    from config.logging import JsonFormatter
+
+    client = Client(raise_request_exception=False)
+
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(JsonFormatter())
+    request_logger = logging.getLogger("django.request")  # logs the 500 inside the request
+    request_logger.addHandler(handler)
+    try:
+        client.get("/api/v1/test-failing/", HTTP_X_REQUEST_ID="trace-me-0042")
+        logging.getLogger("django.request").error("after the request")
+    finally:
+        request_logger.removeHandler(handler)
+    lines = [json.loads(line) for line in stream.getvalue().splitlines()]
+    assert lines[0]["request_id"] == "trace-me-0042" and lines[0]["level"] == "ERROR"
+    assert lines[-1]["message"] == "after the request" and "request_id" not in lines[-1]

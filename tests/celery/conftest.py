@@ -37,7 +37,10 @@ class Processes:
             "SWEEP_SECONDS": "0.5",
         }
 
-    def start_worker(self) -> subprocess.Popen:
+    def start_worker(self, logfile: Path | None = None) -> subprocess.Popen:
+        """A solo worker; with `logfile`, it logs there at INFO (a line per task run,
+        with the task's id and return value)."""
+        log_args = ["--loglevel", "INFO", "--logfile", str(logfile)] if logfile else []
         proc = subprocess.Popen(
             [
                 sys.executable,
@@ -50,8 +53,7 @@ class Processes:
                 "solo",
                 "-Q",
                 settings.CELERY_TASK_DEFAULT_QUEUE,
-                "--loglevel",
-                "WARNING",
+                *(log_args or ["--loglevel", "WARNING"]),
                 "--without-gossip",
                 "--without-mingle",
                 "--without-heartbeat",

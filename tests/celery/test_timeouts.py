@@ -1,13 +1,18 @@
 """Timeouts and bot moves as services, the way tasks run them: twice, late, or never."""
 
+import logging
 import random
+import threading
 from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
+from django.db import connection, transaction
 from django.utils import timezone
 
-from games import services
+from accounts.models import WebhookDelivery
+from accounts.services import webhook_create
+from games import services, tasks
 from games.models import Match, MatchEvent, Seat
 from ledger.models import Account
 from tests.factories import PlayerFactory
@@ -20,10 +25,10 @@ def _seeded_dice(monkeypatch):
     monkeypatch.setattr("games.services.SECURE_DICE", random.Random(8))
 
 
-def _two_humans(**kwargs) -> Match:
+def _two_humans(ruleset: str = "classic", **kwargs) -> Match:
     alice, bob = PlayerFactory(), PlayerFactory()
     match = services.match_create(
-        user=alice, ruleset="classic", max_players=2, turn_seconds=30, **kwargs
+        user=alice, ruleset=ruleset, max_players=2, turn_seconds=30, **kwargs
     )
     return services.match_join(match_id=match.pk, user=bob)
 
@@ -147,3 +152,177 @@ def test_a_third_party_bot_plays_for_itself_not_through_the_server():
     assert Seat.objects.get(match=match, seat=match.turn_seat).player == program
     assert services.bot_play(match_id=match.pk, version=match.version) is False
     assert Match.objects.get(pk=match.pk).version == match.version
+
+
+# --- a whole turn per timeout; steps inside a turn -----------------------------------
+
+
+def _poker_after_a_junk_opening(**kwargs) -> Match:
+    """Two humans at poker dice; player one opened with junk, so the other must respond."""
+    match = _two_humans("poker_dice", **kwargs)
+    opener = Seat.objects.get(match=match, seat=match.turn_seat).player
+    return services.action_submit(
+        match_id=match.pk, user=opener, action={"type": "bid", "hand": ["junk"]}
+    )
+
+
+def _events_after(match: Match, seq: int) -> list[dict]:
+    return [
+        e.data
+        for e in MatchEvent.objects.filter(match=match, seq__gt=seq).order_by("seq")
+        if e.type != "dice_committed"
+    ]
+
+
+def test_poker_auto_timeout_plays_the_whole_turn_as_one_timeout():
+    match = _poker_after_a_junk_opening()
+    absent, opener = match.turn_seat, 1 - match.turn_seat
+    seq = match.event_seq
+    _expire(match)
+    assert services.turn_timeout(match_id=match.pk, version=match.version) is True
+    played = _events_after(match, seq)
+    # Nothing beats junk's challenge odds: the cautious player accepts, rerolls, bids.
+    assert [e["type"] for e in played] == ["turn_timed_out", "accept", "reroll", "bid"]
+    assert {e["seat"] for e in played} == {absent}
+    assert played[0]["consecutive"] == 1
+    after = Match.objects.get(pk=match.pk)
+    assert after.status == "active" and after.turn_seat == opener
+    assert after.version == match.version + 3
+    assert after.turn_deadline > timezone.now()  # the opener's own turn, a fresh deadline
+    assert Seat.objects.get(match=match, seat=absent).consecutive_timeouts == 1
+
+
+def test_poker_timeout_after_accepting_finishes_the_turn():
+    match = _poker_after_a_junk_opening(on_timeout="challenge")
+    absent = Seat.objects.get(match=match, seat=match.turn_seat)
+    services.action_submit(match_id=match.pk, user=absent.player, action={"type": "accept"})
+    match.refresh_from_db()
+    seq = match.event_seq
+    _expire(match)
+    assert services.turn_timeout(match_id=match.pk, version=match.version) is True
+    played = _events_after(match, seq)
+    assert [e["type"] for e in played] == ["turn_timed_out", "reroll", "bid"]
+    assert Match.objects.get(pk=match.pk).turn_seat != absent.seat
+
+
+def test_common_pool_timeout_after_show_reroll_makes_the_raise():
+    match = _two_humans("milton_bradley")  # show_and_reroll: after_reroll
+    opener = Seat.objects.get(match=match, seat=match.turn_seat)
+    services.action_submit(
+        match_id=match.pk, user=opener.player, action={"type": "bid", "quantity": 1, "face": 2}
+    )
+    match.refresh_from_db()
+    absent = Seat.objects.get(match=match, seat=match.turn_seat)
+    deadline = match.turn_deadline
+    services.action_submit(
+        match_id=match.pk, user=absent.player, action={"type": "show_reroll", "show": [0]}
+    )
+    match.refresh_from_db()
+    assert match.turn_seat == absent.seat and match.turn_deadline == deadline
+    seq = match.event_seq
+    _expire(match)
+    assert services.turn_timeout(match_id=match.pk, version=match.version) is True
+    played = _events_after(match, seq)
+    assert [e["type"] for e in played] == ["turn_timed_out", "bid"]
+    assert played[1]["seat"] == absent.seat
+    assert Match.objects.get(pk=match.pk).turn_seat == opener.seat
+
+
+def _your_turn_deliveries(user) -> int:
+    return WebhookDelivery.objects.filter(webhook__user=user, event="your_turn").count()
+
+
+def test_steps_inside_a_turn_keep_its_deadline_and_notify_once():
+    alice, bob = PlayerFactory(), PlayerFactory()
+    for player in (alice, bob):
+        webhook_create(user=player, url="http://127.0.0.1:9/hook")
+    match = services.match_create(user=alice, ruleset="poker_dice", max_players=2, turn_seconds=30)
+    match = services.match_join(match_id=match.pk, user=bob)
+    seats = {s.seat: s.player for s in Seat.objects.filter(match=match)}
+    opener, responder = seats[match.turn_seat], seats[1 - match.turn_seat]
+    services.action_submit(match_id=match.pk, user=opener, action={"type": "bid", "hand": ["junk"]})
+    match.refresh_from_db()
+    deadline = match.turn_deadline
+    assert _your_turn_deliveries(responder) == 1
+    for step in ({"type": "accept"}, {"type": "reroll", "hold": []}):
+        services.action_submit(match_id=match.pk, user=responder, action=step)
+        match.refresh_from_db()
+        assert match.turn_deadline == deadline
+        assert _your_turn_deliveries(responder) == 1
+    before = _your_turn_deliveries(opener)
+    services.action_submit(
+        match_id=match.pk,
+        user=responder,
+        action={"type": "bid", "hand": ["9", None, None, None, None]},
+    )
+    match.refresh_from_db()
+    assert match.turn_deadline > deadline  # the opener's turn: a deadline of its own
+    assert _your_turn_deliveries(opener) == before + 1
+
+
+# --- the sweep and far deadlines -----------------------------------------------------
+
+
+def test_a_match_that_fails_to_time_out_does_not_stop_the_sweep(caplog):
+    broken, healthy = _two_humans(), _two_humans()
+    Match.objects.filter(pk=broken.pk).update(
+        state={"corrupted": True}, turn_deadline=timezone.now() - timedelta(seconds=10)
+    )
+    _expire(healthy)
+    with caplog.at_level(logging.ERROR, logger="games.services"):
+        assert services.sweep_due_turns() == 1
+    assert MatchEvent.objects.filter(match=healthy, type="turn_timed_out").count() == 1
+    assert f"match {broken.pk}" in caplog.text
+    after = Match.objects.get(pk=broken.pk)
+    assert after.turn_deadline > timezone.now() + timedelta(seconds=50)
+    assert after.version == broken.version and after.event_seq == broken.event_seq
+    assert not Seat.objects.filter(match=broken, consecutive_timeouts__gt=0).exists()
+    assert services.sweep_due_turns() == 0  # pushed back: not retried at once
+
+
+def test_a_deadline_past_the_max_eta_gets_no_task_and_the_sweep_times_it_out(
+    settings, django_capture_on_commit_callbacks
+):
+    settings.TIMEOUT_TASK_MAX_ETA_SECONDS = 20
+    match = _two_humans()  # turn_seconds=30
+    with django_capture_on_commit_callbacks() as far:
+        tasks.schedule_turn_timeout(
+            match_id=match.pk, version=match.version, deadline=match.turn_deadline
+        )
+    with django_capture_on_commit_callbacks() as near:
+        tasks.schedule_turn_timeout(
+            match_id=match.pk, version=match.version, deadline=timezone.now() + timedelta(seconds=5)
+        )
+    assert (len(far), len(near)) == (0, 1)
+    _expire(match)
+    assert services.sweep_due_turns() == 1
+    assert MatchEvent.objects.filter(match=match, type="turn_timed_out").count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_deadline_task_waits_for_a_locked_match_which_the_sweep_skips():
+    match = _two_humans()
+    _expire(match)
+    locked, release = threading.Event(), threading.Event()
+
+    def hold_the_row() -> None:  # as a player's action does, on its own connection
+        try:
+            with transaction.atomic():
+                Match.objects.select_for_update().get(pk=match.pk)
+                locked.set()
+                release.wait(10)
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=hold_the_row)
+    holder.start()
+    try:
+        assert locked.wait(10)
+        assert services.sweep_due_turns() == 0  # SKIP LOCKED: on to the next match
+        threading.Timer(0.3, release.set).start()
+        # The task waits for the lock, then applies the timeout that is still due.
+        assert services.turn_timeout(match_id=match.pk, version=match.version) is True
+    finally:
+        release.set()
+        holder.join()
+    assert MatchEvent.objects.filter(match=match, type="turn_timed_out").count() == 1

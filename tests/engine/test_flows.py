@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -66,6 +67,19 @@ def test_round_loser_out_passes_to_next_live():
     state = start("wild_ones", [[3, 3], [2], [4, 4]], opener=1)
     state, _ = play(state, (1, "bid", bid(5, 6)), (2, "challenge", {}), rng=Dice())
     assert state.round.opener == 2
+
+
+def test_round_loser_out_has_fewest_dice_and_next_live_clockwise_opens():
+    # RULES 1.4: an exact count under others_lose_one costs seats 0 and 1 a die each; seat 1
+    # (now out, 0 dice) has the fewest, so the next live seat clockwise from it opens -- not
+    # seat 0, the loser still in play.
+    state = start("wild_ones", [[2, 2], [2], [2, 2, 2]], opener=2)
+    state, events = play(state, (2, "bid", bid(6, 2)), (0, "challenge", {}), rng=Dice())
+    result = event(events, "round_finished")["round"]["result"]
+    assert result["actual_count"] == 6 and result["losses"] == {"0": 1, "1": 1}
+    assert event(events, "player_out")["seat"] == 1
+    assert state.dice_counts == (1, 0, 3)
+    assert state.round.opener == 2 and current_seat(state) == 2
 
 
 def test_challenger_opens_next_under_classic():
@@ -204,6 +218,21 @@ def test_turn_returns_to_bidder_after_everyone_passed():
     assert event(events, "challenge")["target_seat"] == 1
 
 
+def test_challenge_with_nobody_to_challenge_is_an_illegal_action():
+    # Not reachable by play (the turn only returns to the bidder after passes); a stored
+    # state where it is the bidder's turn and nobody passed must still fail cleanly.
+    state, _ = act(_pass_game([[2, 3], [4, 5], [6, 6]]), 0, "bid", **bid(1, 2))
+    state = replace(state, round=replace(state.round, turn=0))
+    assert [a["type"] for a in legal_actions(state, 0)] == ["bid"]
+    for fields in ({}, {"target_seat": 1}):
+        with pytest.raises(IllegalAction) as err:
+            act(state, 0, "challenge", **fields)
+        assert err.value.code == "illegal_action"
+        assert err.value.detail == (
+            "there is nobody to challenge: the standing bid is yours and nobody has passed"
+        )
+
+
 # --- forfeits --------------------------------------------------------------------------
 
 
@@ -290,6 +319,32 @@ def test_poker_junk_opening_and_lie_loses_life():
     state, _ = act(state, 1, "bid", hand=["A", "A", None, None, None])
     state, events = act(state, 0, "challenge", rng=ScriptedDice([1] * 5))
     assert event(events, "round_finished")["round"]["result"]["losses"] == {"1": 1}
+
+
+def test_poker_player_one_reshakes_without_touching_the_shelf_when_the_box_comes_back():
+    # RULES 2: player one may not touch the dice again; on the box's return they may
+    # accept and re-shake, but the shelf stays exactly as the last player left it.
+    state = _poker([1, 1, 2, 2, 3], n=2)  # 9 9 10 10 J
+    state, _ = act(state, 0, "bid", hand=["10", "10", "9", "9", None])
+    state, _ = act(state, 1, "accept")
+    state, _ = act(state, 1, "reroll", rng=ScriptedDice([6]), hold=[0, 1, 2, 3])
+    state, _ = act(state, 1, "bid", hand=["10", "10", "9", "9", "A"])
+    assert current_seat(state) == 0 and state.round.player_one == 0
+    assert legal_actions(state, 0) == [{"type": "accept"}, {"type": "challenge"}]
+    state, _ = act(state, 0, "accept")
+    assert view_for(state, 0)["round"]["box"] == ["9", "9", "10", "10", "A"]
+    assert legal_actions(state, 0) == [
+        {"type": "reroll", "max_hold": 5, "hold_required": [0, 1, 2, 3]}
+    ]
+    for hold in ([2, 3], [0, 1, 2, 3, 4], []):
+        with pytest.raises(IllegalAction) as error:
+            act(state, 0, "reroll", rng=ScriptedDice([6] * 5), hold=hold)
+        assert error.value.code == "illegal_action" and "shelf (0, 1, 2, 3)" in str(error.value)
+    state, events = act(state, 0, "reroll", rng=ScriptedDice([6]), hold=[3, 2, 1, 0])
+    assert events == [{"type": "reroll", "seat": 0, "rerolled": 1}]
+    assert state.round.box == (0, 0, 1, 1, 5)  # 9 9 10 10 A: the shelf kept, one die shaken
+    state, _ = act(state, 0, "bid", hand=["J", "J", "9", "9", None])
+    assert state.round.bidder == 0 and current_seat(state) == 1
 
 
 def test_poker_last_life_loses_match():

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import replace
+from dataclasses import fields, replace
+from itertools import combinations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -21,6 +23,8 @@ from games.engine import (
     view_for,
 )
 from games.engine.rules import CHOICES, COMMON_OPTIONS
+
+from .helpers import Dice, act, bid, start
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 MAX_ACTIONS = 5000
@@ -104,6 +108,9 @@ def predicted_legal(state: State, action: dict) -> bool:
                 return "direction" in action
             return "direction" not in action or r.bid is None
         if kind == "reroll":
+            required = entry.get("hold_required")
+            if required is not None and sorted(action["hold"]) != sorted(required):
+                return False
             return all(0 <= i < 5 for i in action["hold"])
         return True
     if kind == "bid":
@@ -170,6 +177,8 @@ def listed_actions(state: State):
         elif kind == "show_reroll":
             yield {"seat": seat, "type": "show_reroll", "show": list(range(entry["max_show"]))}
             yield {"seat": seat, "type": "show_reroll", "show": [entry["max_show"]]}
+        elif kind == "reroll" and "hold_required" in entry:
+            yield {"seat": seat, "type": "reroll", "hold": entry["hold_required"]}
         elif kind == "reroll":
             yield {"seat": seat, "type": "reroll", "hold": []}
             yield {"seat": seat, "type": "reroll", "hold": [0, 1, 2, 3, 4]}
@@ -180,27 +189,92 @@ def listed_actions(state: State):
 # --- invariants ------------------------------------------------------------------------
 
 
-def check_views(state: State, rng: random.Random) -> None:
-    """A seat's view does not change when any dice it may not see change."""
-    seats = [None, *range(state.n_players)]
+# Every field of the state, sorted into what some seat may not see and the rest. A new
+# field fails these sets until someone decides whether it is hidden (and perturbs it).
+STATE_HIDDEN = {"rolls"}  # the replay log: every die ever rolled
+POOL_HIDDEN = {"dice", "rolls"}  # per seat: the cup and every roll this round
+POKER_HIDDEN = {"box", "shelf", "rolls"}  # hidden from everyone but the box holder
+STATE_PUBLIC = {
+    "rules",
+    "n_players",
+    "creator_seat",
+    "dice_counts",
+    "lives",
+    "live",
+    "eliminations",
+    "round",
+    "last_round",
+    "winners",
+    "loser",
+    "finished",
+    "version",
+}
+POOL_PUBLIC = {
+    "number",
+    "opener",
+    "turn",
+    "shown",
+    "bid",
+    "bid_key",
+    "bidder",
+    "passed",
+    "passes_since_bid",
+    "must_raise",
+    "actions",
+    "roll_off",
+}
+POKER_PUBLIC = {"number", "player_one", "turn", "phase", "direction", "bid", "bidder", "actions"}
+
+
+def _names(obj) -> set[str]:
+    return {f.name for f in fields(obj)}
+
+
+def _other(rng: random.Random, value: int, lo: int, hi: int) -> int:
+    """A value in lo..hi that differs from `value` (every hidden die really changes)."""
+    return rng.choice([v for v in range(lo, hi + 1) if v != value])
+
+
+def _other_dice(rng: random.Random, dice: tuple[int, ...], lo: int, hi: int) -> tuple[int, ...]:
+    return tuple(_other(rng, v, lo, hi) for v in dice)
+
+
+def hidden_twin(state: State, viewer: int | None, rng: random.Random) -> State:
+    """`state` with everything `viewer` may not see replaced by different values."""
+    assert _names(state) == STATE_HIDDEN | STATE_PUBLIC
     r = state.round
-    if r is None:
-        return
-    for viewer in seats:
-        view = view_for(state, viewer)
-        json.dumps(view)
-        if state.rules.is_poker:
-            if viewer == r.turn and r.phase in ("bid", "reroll"):
-                continue
-            other_box = tuple(rng.randrange(6) for _ in range(5))
-            other = replace(state, round=replace(r, box=other_box))
+    if state.rules.is_poker:
+        assert _names(r) == POKER_HIDDEN | POKER_PUBLIC
+        holder = viewer == r.turn and r.phase in ("bid", "reroll")
+        if holder:  # sees the box and shelf now, never the earlier shakes
+            box, shelf = r.box, r.shelf
         else:
-            dice = tuple(
-                d if s == viewer else tuple(rng.randint(1, 6) for _ in d)
-                for s, d in enumerate(r.dice)
-            )
-            other = replace(state, round=replace(r, dice=dice))
-        assert view_for(other, viewer) == view, viewer
+            box = _other_dice(rng, r.box, 0, 5)
+            # How many dice were held is public (`rerolled`); which ones is not.
+            others = [c for c in combinations(range(5), len(r.shelf)) if c != r.shelf]
+            shelf = rng.choice(others) if others else r.shelf
+        rolls = (*(_other_dice(rng, b, 0, 5) for b in r.rolls[:-1]), box)
+        new_round = replace(r, box=box, shelf=shelf, rolls=rolls)
+    else:
+        assert _names(r) == POOL_HIDDEN | POOL_PUBLIC
+        dice, rolls = list(r.dice), list(r.rolls)
+        for s in range(state.n_players):
+            if s != viewer:
+                dice[s] = _other_dice(rng, r.dice[s], 1, 6)
+                rolls[s] = tuple(_other_dice(rng, x, 1, 6) for x in r.rolls[s])
+        new_round = replace(r, dice=tuple(dice), rolls=tuple(rolls))
+    # The log is never shown to anyone: changing every entry (cheaply) is enough.
+    return replace(state, round=new_round, rolls=tuple(v + 1 for v in state.rolls))
+
+
+def check_views(state: State, rng: random.Random, view=view_for) -> None:
+    """A seat's view is the same for every state that differs only in what it may not see."""
+    if state.round is None:
+        return
+    for viewer in [None, *range(state.n_players)]:
+        seen = view(state, viewer)
+        json.dumps(seen)
+        assert view(hidden_twin(state, viewer, rng), viewer) == seen, viewer
 
 
 def play_out(rules: Rules, n: int, seed: int, forfeits: bool) -> None:
@@ -280,3 +354,63 @@ def test_random_common_pool_games(rules, n, seed, forfeits):
 @given(rules=poker_rules(), n=players, seed=seeds, forfeits=st.booleans())
 def test_random_poker_games(rules, n, seed, forfeits):
     play_out(rules, n, seed, forfeits)
+
+
+# --- the view check itself catches leaks -----------------------------------------------
+
+
+def _pool_state_after_show_reroll() -> State:
+    # Seat 1 showed two dice and rerolled: its roll history now differs from its cup.
+    state = start("milton_bradley", [[6, 6, 6, 2, 3], [6, 1, 4, 4], [6, 6, 1, 5, 5]])
+    state, _ = act(state, 0, "bid", **bid(10, 6))
+    state, _ = act(state, 1, "show_reroll", rng=Dice((3, 2)), show=[0, 1])
+    return state
+
+
+def _poker_state_after_reroll() -> State:
+    state, _ = new_match(Rules(family="poker_dice"), 3, Dice((1, 2, 3, 4, 6)), opener_seat=0)
+    state, _ = act(state, 0, "bid", hand=["junk"], direction="left")
+    state, _ = act(state, 1, "accept")
+    state, _ = act(state, 1, "reroll", rng=Dice((5, 5)), hold=[0, 1, 2])
+    state, _ = act(state, 1, "bid", hand=["K", "K", None, None, None])
+    return state
+
+
+def _with_round(view: dict, key: str, value) -> dict:
+    view["round"][key] = value
+    return view
+
+
+LEAKS = {
+    # earlier rolls of another seat (seat 1's first roll, now partly shown)
+    "pool_roll_history": (
+        _pool_state_after_show_reroll,
+        lambda st, seat: _with_round(view_for(st, seat), "leak", list(st.round.rolls[1][0])),
+    ),
+    # only a fact derived from another seat's cup
+    "pool_derived": (
+        _pool_state_after_show_reroll,
+        lambda st, seat: _with_round(view_for(st, seat), "leak", st.round.dice[2].count(6)),
+    ),
+    "replay_log": (
+        _pool_state_after_show_reroll,
+        lambda st, seat: {**view_for(st, seat), "leak": list(st.rolls)},
+    ),
+    "poker_shelf": (
+        _poker_state_after_reroll,
+        lambda st, seat: _with_round(view_for(st, seat), "leak", list(st.round.shelf)),
+    ),
+    "poker_first_shake": (
+        _poker_state_after_reroll,
+        lambda st, seat: _with_round(view_for(st, seat), "leak", list(st.round.rolls[0])),
+    ),
+}
+
+
+@pytest.mark.parametrize("leak", list(LEAKS))
+def test_check_views_fails_on_a_leaky_view(leak):
+    make, leaky_view = LEAKS[leak]
+    state = make()
+    check_views(state, random.Random(0))  # the real view_for passes
+    with pytest.raises(AssertionError):
+        check_views(state, random.Random(0), view=leaky_view)

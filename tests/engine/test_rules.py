@@ -85,8 +85,9 @@ def test_overrides():
 @pytest.mark.parametrize(
     ("preset", "overrides", "option"),
     [
-        ("classic", {"ones_wild": True}, "ones_bids"),
+        ("classic", {"ones_wild": True}, "ones_wild"),
         ("milton_bradley", {"ones_bids": "face"}, "ones_bids"),
+        ("milton_bradley", {"ones_wild": 1, "ones_bids": "face"}, "ones_wild"),
         ("milton_bradley", {"dice_per_player": 0}, "dice_per_player"),
         ("milton_bradley", {"dice_per_player": 11}, "dice_per_player"),
         ("milton_bradley", {"dice_per_player": True}, "dice_per_player"),
@@ -112,6 +113,43 @@ def test_invalid_options_name_the_option(preset, overrides, option):
     assert err.value.option == option
     assert err.value.code == "validation_error"
     assert option in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("preset", "option", "value", "message"),
+    [
+        (
+            "classic",
+            "ones_wild",
+            True,
+            "ones_wild=true cannot be combined with classic's ones_bids=face: "
+            "a one cannot be both an ordinary face and wild (override ones_bids too)",
+        ),
+        (
+            "milton_bradley",
+            "ones_bids",
+            "face",
+            "ones_bids=face cannot be combined with milton_bradley's ones_wild=true: "
+            "a one cannot be both an ordinary face and wild (override ones_wild too)",
+        ),
+    ],
+)
+def test_conflict_with_the_preset_names_the_overridden_option(preset, option, value, message):
+    with pytest.raises(InvalidRules) as err:
+        rules_from_preset(preset, {option: value})
+    assert err.value.option == option and err.value.field == option
+    assert err.value.code == "validation_error"
+    assert str(err.value) == message
+
+
+def test_conflict_when_both_options_are_overridden_names_both():
+    with pytest.raises(InvalidRules) as err:
+        rules_from_preset("wild_ones", {"ones_bids": "face", "ones_wild": True})
+    assert err.value.option == "ones_bids"
+    assert "ones_bids=face" in str(err.value) and "ones_wild=true" in str(err.value)
+    with pytest.raises(InvalidRules) as err:
+        Rules.from_dict({"family": "common_pool", "ones_bids": "face", "ones_wild": True})
+    assert err.value.option == "ones_bids" and "ones_wild=true" in str(err.value)
 
 
 @pytest.mark.parametrize("n", [0, 1, 9, True, "4"])

@@ -11,11 +11,16 @@ MATCHES = "/api/v1/matches/"
 
 
 def action_from_legal(legal: list[dict], rng: random.Random) -> dict:
-    entry = rng.choice(legal)
+    # Showing is one option among several: favour it so that every match really shows.
+    show = [e for e in legal if e["type"] == "show_reroll"]
+    entry = show[0] if show and rng.random() < 0.5 else rng.choice(legal)
     kind = entry["type"]
     if kind == "bid" and "min_quantity_by_face" in entry:
         face, quantity = rng.choice(sorted(entry["min_quantity_by_face"].items()))
-        return {"type": "bid", "quantity": quantity, "face": int(face)}
+        action = {"type": "bid", "quantity": quantity, "face": int(face)}
+        if entry.get("can_show") and rng.random() < 0.5:  # before_raise: show with the raise
+            action["show"] = _dice_to_show(entry["max_show"], rng)
+        return action
     if kind == "bid":
         action = {"type": "bid", "hand": entry["min_hand"]}
         if entry.get("needs_direction"):
@@ -24,10 +29,17 @@ def action_from_legal(legal: list[dict], rng: random.Random) -> dict:
     if kind == "challenge" and entry.get("target_seats"):
         return {"type": "challenge", "target_seat": rng.choice(entry["target_seats"])}
     if kind == "show_reroll":
-        return {"type": "show_reroll", "show": [0]}
+        return {"type": "show_reroll", "show": _dice_to_show(entry["max_show"], rng)}
     if kind == "reroll":
+        if "hold_required" in entry:  # player one may not touch the dice
+            return {"type": "reroll", "hold": entry["hold_required"]}
         return {"type": "reroll", "hold": sorted(rng.sample(range(5), rng.randint(0, 5)))}
     return {"type": kind}
+
+
+def _dice_to_show(max_show: int, rng: random.Random) -> list[int]:
+    """Indexes of 1..max_show dice of a cup of max_show + 1: at least one stays in it."""
+    return sorted(rng.sample(range(max_show + 1), rng.randint(1, max_show)))
 
 
 def seated_players(n: int) -> list[tuple[object, APIClient]]:

@@ -172,12 +172,26 @@ def test_joining_a_full_or_started_match_and_a_second_join():
     players[1][1].post(f"{MATCHES}{match_id}/join/", {}, format="json")
     third = client_for(PlayerFactory())
     assert third.post(f"{MATCHES}{match_id}/join/", {}, format="json").status_code == 200
-    # Full: it started by itself.
+    # Full: it started by itself, and a late joiner is told it is full.
     assert Match.objects.get(pk=match_id).status == "active"
     fourth = client_for(PlayerFactory())
     before = snapshot(match_id)
+    assert_rejected(fourth.post(f"{MATCHES}{match_id}/join/", {}, format="json"), 409, "match_full")
+    assert snapshot(match_id) == before
+
+
+def test_joining_a_started_match_with_free_seats_is_not_open():
+    players = seated_players(2)
+    creator = players[0][1]
+    match_id = creator.post(
+        MATCHES, {"ruleset": "classic", "max_players": 4, "turn_seconds": 60}, format="json"
+    ).json()["id"]
+    players[1][1].post(f"{MATCHES}{match_id}/join/", {}, format="json")
+    assert creator.post(f"{MATCHES}{match_id}/start/", format="json").status_code == 200
+    late = client_for(PlayerFactory())
+    before = snapshot(match_id)
     assert_rejected(
-        fourth.post(f"{MATCHES}{match_id}/join/", {}, format="json"), 409, "match_not_open"
+        late.post(f"{MATCHES}{match_id}/join/", {}, format="json"), 409, "match_not_open"
     )
     assert snapshot(match_id) == before
 

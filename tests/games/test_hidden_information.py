@@ -4,6 +4,8 @@ client can verify every finished round's dice against the published commitments.
 import hashlib
 import json
 import random
+from collections import Counter
+from typing import NamedTuple
 
 import pytest
 
@@ -15,10 +17,11 @@ from tests.games.helpers import MATCHES, action_from_legal, create_and_fill, sea
 
 pytestmark = pytest.mark.django_db
 
-# Lists of integers under these keys are seat numbers or die indexes, not dice.
+# Lists under these keys are seat numbers, die indexes or claims, not dice anyone holds.
 NOT_DICE = {
     "show",
     "hold",
+    "shelf",
     "target_seats",
     "winner_seats",
     "passed",
@@ -26,6 +29,8 @@ NOT_DICE = {
     "seats",
     "losses",
     "gains",
+    "hand",  # a poker bid: what the bidder claims
+    "min_hand",
 }
 # Finished rounds are public: every die in them has been revealed.
 REVEALED = {"last_round", "rounds", "round_finished", "round_voided"}
@@ -36,30 +41,78 @@ def _seeded_dice(monkeypatch):
     monkeypatch.setattr("games.services.SECURE_DICE", random.Random(1987))
 
 
-def _int_lists(node, key=None, revealed=False):
-    if revealed:  # everything inside a finished round is public
+def _dice_lists(node, path=(), revealed=False):
+    """(path, list) for every list of dice-like values (ints, poker ranks) outside the
+    finished rounds."""
+    if revealed:
         return
     if isinstance(node, dict):
-        inner_revealed = revealed or node.get("type") in REVEALED
+        inner = node.get("type") in REVEALED
         for k, v in node.items():
-            yield from _int_lists(v, k, inner_revealed or k in REVEALED)
+            yield from _dice_lists(v, (*path, k), inner or k in REVEALED)
     elif isinstance(node, list):
-        if node and all(type(x) is int for x in node):
-            if key not in NOT_DICE and not revealed:
-                yield key, node
+        if node and all(type(x) in (int, str) for x in node):
+            if path[-1] not in NOT_DICE:
+                yield path, node
         else:
             for item in node:
-                yield from _int_lists(item, key, revealed)
+                yield from _dice_lists(item, path)
 
 
-def _hidden(match: Match) -> tuple[dict[int, list[int]], list[str]]:
+def _contains(values: list, dice: list) -> bool:
+    """Whether every die of `dice` is among `values` (in any order, among others)."""
+    return not Counter(map(str, dice)) - Counter(map(str, values))
+
+
+class Hidden(NamedTuple):
+    cups: dict[int, list[int]]  # common pool: what each live seat has in its cup
+    shown: dict[int, list[int]]  # common pool: the dice each seat shows face up
+    box: list[str] | None  # poker: the dice in the box
+    box_holder: int | None  # poker: the one seat that may look into it now
+    salts: list[str]
+
+
+def _hidden(match: Match) -> Hidden:
     state = engine.State.from_json(match.state)
-    cups = {}
-    if not state.rules.is_poker and state.round is not None:
-        for seat in range(state.n_players):
-            if state.live[seat] and len(state.round.dice[seat]) >= 2:
-                cups[seat] = list(state.round.dice[seat])
-    return cups, list((match.secrets or {}).get("salts", {}).values())
+    r = state.round
+    salts = list((match.secrets or {}).get("salts", {}).values())
+    if r is None:
+        return Hidden({}, {}, None, None, salts)
+    if state.rules.is_poker:
+        box = engine.seat_dice(state, r.turn)["box"]
+        holder = r.turn if r.phase in ("bid", "reroll") else None
+        return Hidden({}, {}, box, holder, salts)
+    live = [s for s in range(state.n_players) if state.live[s]]
+    cups = {s: list(r.dice[s]) for s in live}
+    shown = {s: list(r.shown[s]) for s in live if r.shown[s]}
+    return Hidden(cups, shown, None, None, salts)
+
+
+def _check_response(body, hidden: Hidden, viewer: int | None, where) -> None:
+    """Nothing in `body` (for `viewer`; None = spectator) shows dice it may not see."""
+    for path, values in _dice_lists(body):
+        if path[-1] == "your_dice":  # the viewer's own cup, or the box it holds
+            if hidden.box is not None:
+                assert viewer == hidden.box_holder and values == hidden.box, (where, path)
+            else:
+                assert viewer is not None and values == hidden.cups[viewer], (where, path)
+            continue
+        if "shown_dice" in path:  # public: exactly what that seat shows
+            assert values == hidden.shown.get(int(path[-1])), (where, path)
+            continue
+        if path[-1] == "shown":  # dice an action put face up: public from then on
+            continue
+        # Anything else may not hold another seat's cup (as a whole, reordered, or among
+        # other values) nor the box.
+        for seat, cup in hidden.cups.items():
+            if seat != viewer and len(cup) >= 2:
+                assert not _contains(values, cup), (where, path, seat)
+        if hidden.box is not None:
+            assert not _contains(values, hidden.box), (where, path)
+
+
+def _your_dice(body) -> list | None:
+    return (body.get("round") or {}).get("your_dice")
 
 
 def _responses(client, match_id: int, recent_seq: int):
@@ -75,89 +128,196 @@ def _responses(client, match_id: int, recent_seq: int):
     yield client.post(f"{MATCHES}{match_id}/actions/", {"type": "accept"}, format="json")
 
 
-@pytest.mark.parametrize("ruleset", ["milton_bradley", "poker_dice"])
-def test_no_response_leaks_hidden_dice_or_salts(ruleset):
+@pytest.mark.parametrize(
+    ("ruleset", "options"),
+    [
+        ("milton_bradley", {}),
+        ("milton_bradley", {"show_and_reroll": "before_raise"}),
+        ("poker_dice", {}),
+    ],
+)
+def test_no_response_leaks_hidden_dice_or_salts(ruleset, options):
     rng = random.Random(7)
     players = seated_players(3)
     spectator = client_for(PlayerFactory())
-    match_id = create_and_fill(players, ruleset=ruleset, buy_in=20, ante=1)
+    match_id = create_and_fill(players, ruleset=ruleset, options=options, buy_in=20, ante=1)
     clients = [c for _, c in players]
-    checked = 0
+    checked = own_dice_seen = box_seen = 0
     for _ in range(80):
         match = Match.objects.get(pk=match_id)
         if match.status != "active":
             break
-        cups, salts = _hidden(match)
+        hidden = _hidden(match)
         seen_seq = max(0, match.event_seq - 30)
         clients[0].post(
             f"{MATCHES}{match_id}/messages/", {"text": "I hold five sixes"}, format="json"
         )
         for viewer, client in [*enumerate(clients), (None, spectator)]:
             for response in _responses(client, match_id, seen_seq):
+                if response.request["REQUEST_METHOD"] == "POST" and response.status_code < 400:
+                    hidden = _hidden(Match.objects.get(pk=match_id))  # an accept: it played
                 text = response.content.decode()
-                for salt in salts:
+                for salt in hidden.salts:
                     assert salt not in text, "a commitment salt leaked before the reveal"
-                body = json.loads(text)
-                for key, values in _int_lists(body):
-                    for seat, cup in cups.items():
-                        if seat != viewer:
-                            assert values != cup, (viewer, seat, key, response.request)
+                _check_response(json.loads(text), hidden, viewer, response.request)
                 checked += 1
         views = [c.get(f"{MATCHES}{match_id}/").json() for c in clients]
+        # Each player sees their own cup (common pool) or the box while holding it.
+        for seat, view in enumerate(views):
+            if hidden.box is not None:
+                assert _your_dice(view) == (hidden.box if seat == hidden.box_holder else None)
+                box_seen += seat == hidden.box_holder
+            else:
+                assert _your_dice(view) == hidden.cups.get(seat)
+                own_dice_seen += seat in hidden.cups
         actor = next(i for i, v in enumerate(views) if v["legal_actions"])
-        # Each player sees their own cup, and only that.
-        if ruleset != "poker_dice":
-            assert views[actor]["round"]["your_dice"] == cups.get(
-                actor, views[actor]["round"]["your_dice"]
-            )
         action = action_from_legal(views[actor]["legal_actions"], rng)
         assert (
             clients[actor].post(f"{MATCHES}{match_id}/actions/", action, format="json").status_code
             == 201
         )
     assert checked > 200
+    # The scan looked at real dice: cups with shown dice beside them, or a held box.
+    if ruleset == "poker_dice":
+        assert box_seen > 10
+    else:
+        assert own_dice_seen > 50
+        assert any(a.get("shown") for r in _rounds(clients[0], match_id) for a in r["actions"])
 
 
-def test_schema_examples_carry_no_dice(client):
+def _rounds(client, match_id: int) -> list[dict]:
+    return client.get(f"{MATCHES}{match_id}/rounds/").json()["rounds"]
+
+
+# What the API sends, as its schema documents it; none of these is ever another seat's.
+DICE_KEYS = {"dice", "your_dice", "cup", "box"}
+
+
+def _keys(node) -> set[str]:
+    if isinstance(node, dict):
+        return set(node).union(*(_keys(v) for v in node.values()))
+    if isinstance(node, list):
+        return set().union(*(_keys(v) for v in node))
+    return set()
+
+
+def _examples(node):
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == "example":
+                yield v
+            elif k == "examples":
+                yield from (v.values() if isinstance(v, dict) else v)
+            else:
+                yield from _examples(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _examples(v)
+
+
+def test_the_schema_documents_no_dice_of_other_seats():
+    players = seated_players(2)
+    match_id = create_and_fill(players, ruleset="milton_bradley", buy_in=10, ante=1)
+    client = players[0][1]
     schema = client.get("/api/v1/schema/?format=json").json()
-    assert "your_dice" not in json.dumps(schema.get("components", {}).get("examples", {}))
+    shapes = schema["components"]["schemas"]
+    match_shape = shapes["MatchOutput"]["properties"]
+    seat_shape = shapes["SeatOutput"]["properties"]
+    # The match and round shapes are documented; a seat, which everyone sees, carries a
+    # dice count and no dice; the only dice a live round names are the caller's own.
+    assert {"round", "last_round", "seats", "your_seat"} <= set(match_shape)
+    assert {"rounds", "current"} <= set(shapes["RoundsOutput"]["properties"])
+    assert "dice_count" in seat_shape and not DICE_KEYS & set(seat_shape)
+    assert not DICE_KEYS & set(match_shape)
+    round_fields = {name.strip(" .") for name in match_shape["round"]["description"].split(",")}
+    assert "your_dice" in round_fields and not {"dice", "cup", "box"} & round_fields
+    # No example anywhere shows dice.
+    assert not any(DICE_KEYS & _keys(example) for example in _examples(schema))
+    # And the real response has no field the schema leaves out.
+    body = client.get(f"{MATCHES}{match_id}/").json()
+    assert set(body) <= set(match_shape)
+    assert all(set(seat) <= set(seat_shape) for seat in body["seats"])
 
 
-def _verify(record: dict) -> None:
-    for seat, digest in record["dice_commitments"].items():
-        salt = record["salts"][seat]
-        dice = record["dice"][seat]
-        expected = hashlib.sha256(f"{salt}:{','.join(str(d) for d in dice)}".encode())
-        assert expected.hexdigest() == digest, (record["number"], seat)
+def _digest(salt: str, dice: list) -> str:
+    """The commitment as API.md defines it, computed the way any client would."""
+    return hashlib.sha256(f"{salt}:{','.join(str(d) for d in dice)}".encode()).hexdigest()
 
 
-@pytest.mark.parametrize("ruleset", ["milton_bradley", "classic", "poker_dice"])
-def test_finished_rounds_verify_against_their_commitments(ruleset):
-    """A client's check: the commitments published while the round ran match the salts
-    and dice revealed when it finished."""
+def _holdings(record: dict, key: str) -> list[list]:
+    """Every set of dice `key` (a seat, or the poker "box") held during the finished round,
+    in order, rebuilt from what the round reveals: its rolls and the dice put face up."""
+    if key == "box":
+        return record["rolls"]
+    rolls = record.get("rolls", {}).get(key)
+    if not rolls:  # never rerolled: held its revealed dice all round
+        return [record["dice"][key]]
+    shows = [a["shown"] for a in record["actions"] if a.get("shown") and str(a["seat"]) == key]
+    assert len(shows) == len(rolls) - 1, (record["number"], key)
+    held, shown = [], []
+    for cup, show in zip(rolls, [[], *shows], strict=True):
+        shown = shown + show
+        held.append(cup + shown)
+    return held
+
+
+def _squeezed(digests: list[str]) -> list[str]:
+    return [d for i, d in enumerate(digests) if i == 0 or digests[i - 1] != d]
+
+
+def _is_subsequence(part: list, whole: list) -> bool:
+    rest = iter(whole)
+    return all(item in rest for item in part)
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "options"),
+    [
+        ("milton_bradley", {}),
+        ("milton_bradley", {"show_and_reroll": "before_raise"}),
+        ("classic", {}),
+        ("poker_dice", {}),
+    ],
+)
+def test_finished_rounds_verify_against_the_commitments_seen_in_play(ruleset, options):
+    """A client's check: every commitment it was shown while a round ran is the hash of
+    the revealed salt and of dice the finished round shows were held at the time, the last
+    one of the dice revealed at the end. A server that changed dice after committing to
+    them fails it."""
     rng = random.Random(3)
     players = seated_players(2)
-    match_id = create_and_fill(players, ruleset=ruleset)
+    match_id = create_and_fill(players, ruleset=ruleset, options=options)
     clients = [c for _, c in players]
-    published: dict[int, dict] = {}
-    verified = 0
+    seen: dict[int, dict[str, list[str]]] = {}  # round -> key -> digests, in order
     for _ in range(600):
         views = [c.get(f"{MATCHES}{match_id}/").json() for c in clients]
         if views[0]["status"] != "active":
             break
         current = views[0]["round"]
         assert current["dice_commitments"], "a running round publishes commitments"
-        published[current["number"]] = current["dice_commitments"]
+        assert current["dice_commitments"] == views[1]["round"]["dice_commitments"]
+        for key, digest in current["dice_commitments"].items():
+            seen.setdefault(current["number"], {}).setdefault(key, []).append(digest)
         actor = next(i for i, v in enumerate(views) if v["legal_actions"])
         action = action_from_legal(views[actor]["legal_actions"], rng)
-        clients[actor].post(f"{MATCHES}{match_id}/actions/", action, format="json")
+        response = clients[actor].post(f"{MATCHES}{match_id}/actions/", action, format="json")
+        assert response.status_code == 201, response.content
+    assert views[0]["status"] == "finished"
     rounds = clients[0].get(f"{MATCHES}{match_id}/rounds/").json()["rounds"]
-    assert rounds
+    assert [r["number"] for r in rounds] == sorted(seen)
+    changed = 0
     for record in rounds:
-        _verify(record)
-        # What was committed while the round ran is what the finished round reveals (the
-        # last commitment: show-and-reroll and poker rerolls publish new ones).
-        if record["number"] in published and ruleset != "poker_dice":
-            assert set(published[record["number"]]) == set(record["dice_commitments"])
-        verified += 1
-    assert verified == len(rounds)
+        during = seen[record["number"]]
+        expected_keys = {"box"} if ruleset == "poker_dice" else set(record["dice"])
+        assert set(during) == expected_keys == set(record["salts"]), record["number"]
+        for key, digests in during.items():
+            salt = record["salts"][key]
+            held = _squeezed([_digest(salt, dice) for dice in _holdings(record, key)])
+            assert held[-1] == _digest(salt, record["dice"][key]), (record["number"], key)
+            digests = _squeezed(digests)
+            assert digests[-1] == held[-1], (record["number"], key)
+            assert _is_subsequence(digests, held), (record["number"], key)
+            changed += len(digests) > 1
+    # Rerolls (poker) and show-and-reroll really changed commitments mid-round.
+    if ruleset != "classic":
+        assert changed > 0

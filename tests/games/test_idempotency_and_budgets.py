@@ -4,7 +4,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from games.models import Match, MatchEvent
+from games.models import Match, MatchEvent, RoundRecord
+from ledger.models import Transfer, TransferKind
 from tests.games.helpers import (
     MATCHES,
     action_from_legal,
@@ -13,6 +14,15 @@ from tests.games.helpers import (
 )
 
 pytestmark = pytest.mark.django_db
+
+# Queries per request, pinned: a change here is a deliberate decision. None of them may
+# grow with the number of seats or rounds.
+GET_QUERIES = 4  # GET a match
+EVENTS_QUERIES = 3  # GET its events
+BID_QUERIES = 9  # POST a bid
+# POST a challenge that ends a round: the round pot to its winner, the round record, then
+# the next round's two antes from every live seat.
+CHALLENGE_QUERIES = 18
 
 
 @pytest.fixture(autouse=True)
@@ -122,10 +132,43 @@ def test_query_counts_do_not_grow_with_seats_or_rounds():
     small = _budget(2, 0)
     large = _budget(8, 0)
     later = _budget(3, 3)
+    assert later["events_after"] > small["events_after"]  # really a later round
     for path in ("get", "events", "post"):
         assert small[path] == large[path] == later[path], (path, small, large, later)
-    # Pinned: a change here is a deliberate decision.
-    assert small["get"] <= 8
-    assert small["events"] <= 6
-    assert small["post"] <= 20
+    assert (small["get"], small["events"], small["post"]) == (
+        GET_QUERIES,
+        EVENTS_QUERIES,
+        BID_QUERIES,
+    )
     assert MatchEvent.objects.exists()
+
+
+def _challenge_budget(n_players: int) -> int:
+    players = seated_players(n_players)
+    # One die lost per challenge: the first round's challenge never ends the match.
+    match_id = create_and_fill(
+        players, ruleset="milton_bradley", options={"loss": "one"}, buy_in=40, ante=1
+    )
+    by_user = {u.pk: c for u, c in players}
+    by_seat = {s.seat: by_user[s.player_id] for s in Match.objects.get(pk=match_id).seats.all()}
+    url = f"{MATCHES}{match_id}/actions/"
+    opener = by_seat[Match.objects.get(pk=match_id).turn_seat]
+    assert (
+        opener.post(url, {"type": "bid", "quantity": 1, "face": 2}, format="json").status_code
+        == 201
+    )
+    challenger = by_seat[Match.objects.get(pk=match_id).turn_seat]
+    count = _count(lambda: challenger.post(url, {"type": "challenge"}, format="json"))
+    match = Match.objects.get(pk=match_id)
+    # The POST measured did end round 1 and ante every seat into round 2.
+    assert match.state["round"]["number"] == 2
+    assert RoundRecord.objects.filter(match=match, number=1).exists()
+    antes = Transfer.objects.filter(match=match, round_number=2)
+    assert antes.filter(kind=TransferKind.ANTE_ROUND).count() == n_players
+    assert antes.filter(kind=TransferKind.ANTE_GAME).count() == n_players
+    assert Transfer.objects.filter(match=match, kind=TransferKind.ROUND_POT_WIN).count() == 1
+    return count
+
+
+def test_a_round_ending_challenge_costs_the_same_queries_at_any_table_size():
+    assert _challenge_budget(2) == _challenge_budget(6) == CHALLENGE_QUERIES

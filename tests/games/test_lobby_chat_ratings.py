@@ -56,6 +56,23 @@ def test_leave_before_start_and_abort_when_everyone_left():
     assert Match.objects.get(pk=match_id).status == "aborted"
 
 
+def test_a_creator_who_leaves_hands_the_lobby_to_the_next_player_clockwise():
+    (_alice, a), (bob, b), (_carol, c) = seated_players(3)
+    match_id = a.post(
+        MATCHES, {"ruleset": "classic", "max_players": 4, "turn_seconds": 60}, format="json"
+    ).json()["id"]
+    b.post(f"{MATCHES}{match_id}/join/", {}, format="json")
+    c.post(f"{MATCHES}{match_id}/join/", {}, format="json")
+    assert a.post(f"{MATCHES}{match_id}/leave/", format="json").status_code == 200
+    match = Match.objects.get(pk=match_id)
+    assert match.status == "open" and match.created_by == bob
+    changed = match.events.get(type="creator_changed").data
+    assert changed["seat"] == 1 and changed["player"]["username"] == bob.username
+    assert c.post(f"{MATCHES}{match_id}/start/", format="json").status_code == 403
+    started = b.post(f"{MATCHES}{match_id}/start/", format="json")
+    assert started.status_code == 200 and started.json()["status"] == "active"
+
+
 def test_chat_for_players_read_only_for_spectators_hidden_messages_vanish():
     players = seated_players(2)
     match_id = create_and_fill(players, ruleset="classic")

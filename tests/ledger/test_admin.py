@@ -99,3 +99,57 @@ def test_staff_without_permission_cannot_adjust(client, wallet):
     )
     assert balance(wallet) == 100
     assert Account.objects.count() >= 1
+
+
+def test_only_wallets_and_the_house_are_adjusted(admin_client, players, table):
+    match, seats = table()
+    services.buy_ins(seats=seats, amount=50)
+    services.ante_round(match=match, round_number=1, seats=seats, ante=1)
+    stack = services.stack_for(seats[0])
+    pots = services.pots_for(match)
+    for account in (stack, pots.round, pots.game, services.issuer_account()):
+        url = reverse("admin:ledger_account_adjust", args=[account.pk])
+        page = admin_client.get(url)
+        assert page.status_code == 400 and b'name="amount"' not in page.content
+        response = admin_client.post(
+            url, {"amount": -1, "reason": "fix", "idempotency_key": f"k{account.pk}"}
+        )
+        assert response.status_code == 400
+        assert b"Only wallets and the house" in response.content
+    assert not Transfer.objects.filter(kind=TransferKind.ADJUSTMENT).exists()
+    house = services.house_account()
+    before = balance(house)
+    url = reverse("admin:ledger_account_adjust", args=[house.pk])
+    data = {"amount": 7, "reason": "float", "idempotency_key": "h1"}
+    assert admin_client.post(url, data).status_code == 302
+    assert balance(house) == before + 7
+
+    listing = admin_client.get(reverse("admin:ledger_account_changelist")).content.decode()
+    assert reverse("admin:ledger_account_adjust", args=[stack.pk]) not in listing
+    assert reverse("admin:ledger_account_adjust", args=[house.pk]) in listing
+    assert_ledger_clean()
+
+
+@pytest.mark.parametrize("amount", [10**19, -(10**19), 10**12 + 1, "9" * 40])
+def test_adjust_amounts_out_of_bounds_are_form_errors(admin_client, wallet, amount):
+    url = reverse("admin:ledger_account_adjust", args=[wallet.pk])
+    response = admin_client.post(url, {"amount": amount, "reason": "x", "idempotency_key": "b1"})
+    assert response.status_code == 200 and b"errorlist" in response.content
+    assert balance(wallet) == 100
+    assert not Transfer.objects.filter(kind=TransferKind.ADJUSTMENT).exists()
+
+
+def test_a_reused_key_with_another_reason_or_author_is_a_conflict(admin_client, wallet):
+    url = reverse("admin:ledger_account_adjust", args=[wallet.pk])
+    data = {"amount": 10, "reason": "goodwill", "idempotency_key": "same"}
+    assert admin_client.post(url, data).status_code == 302
+    response = admin_client.post(url, {**data, "reason": "another reason"})
+    assert response.status_code == 200 and b"already used" in response.content
+    other = UserFactory(username="other", is_staff=True, is_superuser=True)
+    admin_client.force_login(other)
+    response = admin_client.post(url, data)
+    assert response.status_code == 200 and b"already used" in response.content
+    [adjustment] = Transfer.objects.filter(kind=TransferKind.ADJUSTMENT)
+    assert adjustment.reason == "goodwill" and adjustment.actor == admin_client.admin
+    assert balance(wallet) == 110
+    assert_ledger_clean()

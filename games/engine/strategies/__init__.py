@@ -83,8 +83,9 @@ def challenge_or_lowest_bid(legal: list[dict], ones_bids: str = "half") -> dict:
         if bid.get("needs_direction"):
             action["direction"] = "left"
         return action
-    if entry(legal, "reroll") is not None:
-        return {"type": "reroll", "hold": [0, 1, 2, 3, 4]}
+    reroll = entry(legal, "reroll")
+    if reroll is not None:
+        return {"type": "reroll", "hold": reroll.get("hold_required", [0, 1, 2, 3, 4])}
     return {"type": legal[0]["type"]}
 
 

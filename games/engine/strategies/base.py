@@ -76,7 +76,10 @@ def random_choice(view: dict, legal: list[dict], rng: random.Random) -> dict:
     elif kind == "show_reroll":
         action["show"] = _subset(rng, len(cup(view)), item["max_show"])
     elif kind == "reroll":
-        action["hold"] = sorted(rng.sample(range(5), rng.randint(0, 5)))
+        required = item.get("hold_required")
+        action["hold"] = (
+            required if required is not None else sorted(rng.sample(range(5), rng.randint(0, 5)))
+        )
     return action
 
 

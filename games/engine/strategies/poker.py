@@ -188,8 +188,12 @@ def category_key(box: list[int]) -> Key:
     return hand_key(named)
 
 
-def reroll_action(view: dict) -> dict:
-    """Hold the dice that give the best chance of beating the standing bid."""
+def reroll_action(view: dict, legal: list[dict]) -> dict:
+    """Hold the dice that give the best chance of beating the standing bid (player one,
+    who may not touch the dice, holds the shelf as it is)."""
+    required = entry(legal, "reroll").get("hold_required")
+    if required is not None:
+        return {"type": "reroll", "hold": required}
     target = next_key(key_of_hand(view["round"]["current_bid"]["hand"]))
     _, hold = best_hold(box_of(view), target)
     return {"type": "reroll", "hold": hold}
@@ -206,7 +210,7 @@ def cautious_poker(view: dict, legal: list[dict], rng: random.Random) -> dict:
     """
     kinds = {a["type"] for a in legal}
     if "reroll" in kinds:
-        return reroll_action(view)
+        return reroll_action(view, legal)
     if "bid" in kinds:
         item = entry(legal, "bid")
         return poker_bid(max(min_index(item), _index(category_key(box_of(view)))), item, rng)
@@ -238,7 +242,7 @@ def expert_poker(
     """Expected-value rerolls, truthful full-hand bids, Bayesian accept/challenge."""
     kinds = {a["type"] for a in legal}
     if "reroll" in kinds:
-        return reroll_action(view)
+        return reroll_action(view, legal)
     if "bid" in kinds:
         item = entry(legal, "bid")
         low = min_index(item)
