@@ -30,6 +30,7 @@ from accounts.throttles import (
     RegisterIpThrottle,
     RegisterUsernameThrottle,
 )
+from games.idempotency import IDEMPOTENCY_HEADER, IdempotentView, idempotent
 from ledger.selectors import wallet_balance
 
 
@@ -135,7 +136,7 @@ def _webhook(hook: Webhook, secret: str | None = None) -> dict:
     return WebhookOutput(body).data
 
 
-class WebhookListApi(APIView):
+class WebhookListApi(IdempotentView, APIView):
     @extend_schema(
         responses={200: WebhookOutput(many=True)}, tags=["webhooks"], summary="Your webhooks"
     )
@@ -146,9 +147,11 @@ class WebhookListApi(APIView):
     @extend_schema(
         request=WebhookInput,
         responses={201: WebhookOutput},
+        parameters=[IDEMPOTENCY_HEADER],
         tags=["webhooks"],
         summary="Register a webhook for your turns and finished matches",
     )
+    @idempotent
     def post(self, request: Request) -> Response:
         payload = WebhookInput(data=request.data)
         payload.is_valid(raise_exception=True)

@@ -62,7 +62,7 @@ def user_register(*, username: str, password: str) -> tuple[User, str]:
             candidate.save()
     except IntegrityError as exc:  # a concurrent registration won the race
         raise _username_taken() from exc
-    signup_grant(user=candidate)
+    signup_grant(user=candidate, actor=candidate)
     _, raw = token_create(user=candidate)
     return candidate, raw
 

@@ -2,7 +2,7 @@
 
 import time
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.permissions import AllowAny
@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 from config.pagination import IdCursorPagination
 from config.query import parse_query
 from games import engine, selectors, services
-from games.idempotency import idempotent
+from games.idempotency import IDEMPOTENCY_HEADER, IdempotentView, idempotent
 from games.notify import listener
 from games.serializers import (
     ActionInput,
@@ -35,13 +35,8 @@ from games.serializers import (
 )
 from games.throttles import ChatThrottle
 
-IDEMPOTENCY_HEADER = OpenApiParameter(
-    "Idempotency-Key",
-    str,
-    OpenApiParameter.HEADER,
-    required=False,
-    description="Replays return the first response (kept 24 h).",
-)
+# How long a long poll sleeps at most before reading the events again itself.
+RECHECK_SECONDS = 5.0
 
 
 class NewestFirst(IdCursorPagination):
@@ -78,10 +73,7 @@ def offset_page(name: str, item: serializers.Serializer) -> serializers.Serializ
     )
 
 
-class MatchApiBase(APIView):
-    def handle_exception_for_idempotency(self, exc: Exception) -> Response | None:
-        return self.get_exception_handler()(exc, self.get_exception_handler_context())
-
+class MatchApiBase(IdempotentView, APIView):
     def match_response(self, match, code: int = status.HTTP_200_OK) -> Response:
         return Response(selectors.match_view(match=match, user=self.request.user), status=code)
 
@@ -252,7 +244,8 @@ class MatchEventsApi(MatchApiBase):
                 remaining = deadline - time.monotonic()
                 if events or remaining <= 0:
                     return events
-                signal.wait(remaining)
+                # Bounded: should the listener die, its waiters still see new events soon.
+                signal.wait(min(remaining, RECHECK_SECONDS))
                 signal.clear()
         finally:
             listener.unregister(match.pk, signal)

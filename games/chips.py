@@ -7,6 +7,7 @@ Each function returns the movements as `{from, to, amount, kind}` for the round 
 
 from collections.abc import Iterable
 
+from accounts.models import User
 from games.models import Match, Seat
 from ledger import services as ledger
 from ledger.models import Transfer, TransferKind
@@ -53,10 +54,10 @@ def settle_match(
     return _dicts([*moves, *ledger.match_cash_out(match=match)])
 
 
-def refund_match(*, match: Match) -> list[dict]:
+def refund_match(*, match: Match, actor: User | None = None) -> list[dict]:
     if not match.buy_in:
         return []
-    return _dicts(ledger.match_refund(match=match))
+    return _dicts(ledger.match_refund(match=match, actor=actor))
 
 
 def refund_voided_round(*, match: Match, round_number: int) -> list[dict]:

@@ -15,6 +15,7 @@ from typing import Any
 from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -28,6 +29,13 @@ KEEP_FOR = timedelta(hours=24)
 # request runs that long (gunicorn's timeout is 60 s), so the key may be claimed afresh.
 ABANDONED_AFTER = timedelta(minutes=5)
 HEADER = "Idempotency-Key"
+IDEMPOTENCY_HEADER = OpenApiParameter(
+    HEADER,
+    str,
+    OpenApiParameter.HEADER,
+    required=False,
+    description="Replays return the first response (kept 24 h).",
+)
 # What PostgreSQL's jsonb cannot hold (NUL) or Python cannot encode (lone surrogates).
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
@@ -106,6 +114,14 @@ def purge_expired(*, now: datetime | None = None) -> int:
     cutoff = (now or timezone.now()) - KEEP_FOR
     deleted, _ = IdempotencyRecord.objects.filter(created_at__lt=cutoff).delete()
     return deleted
+
+
+class IdempotentView:
+    """Mixed into an APIView whose POSTs are `@idempotent`: the error response kept for
+    replays is the view's usual problem+json."""
+
+    def handle_exception_for_idempotency(self, exc: Exception) -> Response | None:
+        return self.get_exception_handler()(exc, self.get_exception_handler_context())
 
 
 def idempotent(handler: Callable) -> Callable:

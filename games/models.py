@@ -38,6 +38,8 @@ class Match(models.Model):
         default=3, help_text="Consecutive timeouts after which `auto` puts a player out."
     )
     invite_code = models.CharField(max_length=32, blank=True)
+    # The lobby seat the creator named to open round 1 (first_opener `creator`).
+    opener_seat = models.PositiveSmallIntegerField(null=True, blank=True)
     # Bumped by every change a client can observe; `expected_version` compares with it.
     version = models.PositiveIntegerField(default=0)
     # Sequence number of the last event written (events are gapless per match).

@@ -3,7 +3,10 @@
 Writers call `notify_match(match_id)` inside their transaction; PostgreSQL delivers the
 notification only if it commits. Each web process keeps one listening connection in a
 background thread and wakes the threads waiting on that match. Waiters hold no database
-transaction (nor connection) while they wait.
+transaction while they wait; their request thread's persistent connection (CONN_MAX_AGE)
+stays open and idle, as between any two requests, since the waiter reads the events
+again when woken. A waiter also re-reads them every few seconds by itself, so a listener
+that died costs latency, not lost events; the next `register()` starts a new one.
 """
 
 import contextlib

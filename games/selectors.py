@@ -95,7 +95,16 @@ def match_view(*, match: Match, user: User | None) -> dict[str, Any]:
         )
 
     round_view = None
-    if view and view["round"] is not None:
+    last_round = view["last_round"] if view else None
+    if view and view["round"] is not None and match.status == Match.Status.ABORTED:
+        # The round in play when a moderator aborted: recorded in full, like any ended one.
+        last_round = (
+            RoundRecord.objects.filter(match=match)
+            .order_by("-number")
+            .values_list("record", flat=True)
+            .first()
+        ) or last_round
+    elif view and view["round"] is not None:
         round_view = dict(view["round"])
         if "box" in round_view:  # the poker box, for the seat holding it only
             round_view["your_dice"] = round_view.pop("box")
@@ -122,10 +131,11 @@ def match_view(*, match: Match, user: User | None) -> dict[str, Any]:
         "private": match.private,
         "on_timeout": match.on_timeout,
         "max_timeouts": match.max_timeouts,
+        "opener_seat": match.opener_seat,
         "invite_code": match.invite_code if user and match.created_by_id == user.pk else None,
         "seats": seat_entries,
         "round": round_view,
-        "last_round": view["last_round"] if view else None,
+        "last_round": last_round,
         "your_seat": your,
         "legal_actions": engine.legal_actions(state, your)
         if state is not None and match.status == Match.Status.ACTIVE

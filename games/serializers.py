@@ -33,6 +33,15 @@ class MatchCreateInput(serializers.Serializer):
         "max_timeouts in a row); challenge: the standing bid is challenged; forfeit: out.",
     )
     max_timeouts = StrictIntegerField(min_value=1, max_value=20, required=False, default=3)
+    opener_seat = StrictIntegerField(
+        min_value=0,
+        max_value=7,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="With first_opener `creator`: the seat that opens round 1 (0 to "
+        "max_players - 1); the creator's seat when omitted or when nobody sits there.",
+    )
 
     def validate(self, data: dict) -> dict:
         if data["ante"] and not data["buy_in"]:
@@ -126,6 +135,9 @@ class MatchOutput(serializers.Serializer):
     private = serializers.BooleanField()
     on_timeout = serializers.CharField()
     max_timeouts = serializers.IntegerField()
+    opener_seat = serializers.IntegerField(
+        allow_null=True, help_text="The lobby seat the creator named to open round 1."
+    )
     invite_code = serializers.CharField(allow_null=True, help_text="Creator only.")
     seats = SeatOutput(many=True)
     round = serializers.DictField(

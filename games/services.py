@@ -12,7 +12,7 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from accounts.models import User, Webhook
-from config.errors import DomainError
+from config.errors import DomainError, InvalidInput
 from games import chips, engine
 from games.engine import strategies
 from games.errors import (
@@ -102,11 +102,13 @@ def _player_ref(user: User) -> dict[str, Any]:
 
 
 def _check_wallet(user: User, amount: int) -> None:
+    """Refuses `user`, the caller, who cannot cover `amount` (their own balance is theirs
+    to see; another player's never is)."""
     if not amount:
         return
     balance = wallet_balance(user=user)
     if balance < amount:
-        raise InsufficientChips(f"{user.username} has {balance} chips; the buy-in is {amount}.")
+        raise InsufficientChips(f"You have {balance} chips; the buy-in is {amount}.")
 
 
 # --- lobby ---------------------------------------------------------------------------
@@ -126,11 +128,24 @@ def match_create(
     bots: list[str] | None = None,
     on_timeout: str = Match.TimeoutPolicy.AUTO,
     max_timeouts: int = 3,
+    opener_seat: int | None = None,
 ) -> Match:
+    """Opens a lobby with `user` in seat 0. `opener_seat` (first_opener `creator` only)
+    names the seat that opens round 1; should nobody sit there when the match starts
+    (it starts with fewer than `max_players`), the creator's seat opens instead."""
     try:
         rules = engine.rules_from_preset(ruleset, options or {})
     except engine.EngineError as exc:
         raise rules_error(exc) from exc
+    if opener_seat is not None:
+        if rules.is_poker or rules.first_opener != "creator":
+            raise InvalidInput(
+                {"opener_seat": ["A named opener needs the option first_opener: creator."]}
+            )
+        if not 0 <= opener_seat < max_players:
+            raise InvalidInput(
+                {"opener_seat": [f"The opener must be a seat from 0 to {max_players - 1}."]}
+            )
     if bots and len(bots) >= max_players:
         raise DomainError(
             "A match needs a seat for its creator besides the bots.", code="validation_error"
@@ -149,6 +164,7 @@ def match_create(
         invite_code=secrets.token_urlsafe(9) if private else "",
         on_timeout=on_timeout,
         max_timeouts=max_timeouts,
+        opener_seat=opener_seat,
     )
     Seat.objects.create(match=match, seat=0, player=user)
     _append_events(
@@ -200,11 +216,15 @@ def _seat_bot(match: Match, strategy: str) -> Seat:
 
 
 def _bump_and_maybe_start(match: Match) -> None:
+    """Starts a full table. The caller (creator or joiner) has shown it can cover the
+    buy-in; anyone who no longer can is unseated, and the table waits for a new player."""
     match.version += 1
     if match.seats.count() >= match.max_players:
+        _unseat_short_of_chips(match)
+    if match.status == Match.Status.OPEN and match.seats.count() >= match.max_players:
         _start(match)
     else:
-        match.save(update_fields=["version", "event_seq"])
+        match.save(update_fields=["version", "event_seq", "status", "finished_at", "created_by"])
 
 
 @transaction.atomic
@@ -230,28 +250,55 @@ def match_leave(*, match_id: int, user: User) -> Match:
     match = _lock(match_id)
     if match.status != Match.Status.OPEN:
         raise MatchNotOpen("You can only leave a match before it starts.")
-    seat = match.seats.filter(player=user).first()
+    seat = match.seats.filter(player=user).select_related("player").first()
     if seat is None:
         raise NotSeated("You have no seat in this match.")
-    number = seat.seat
-    seat.delete()
-    events: list[dict] = [{"type": "player_left", "seat": number, "player": _player_ref(user)}]
     match.version += 1
+    _append_events(match, _unseat(match, seat))
+    match.save(update_fields=["version", "event_seq", "status", "finished_at", "created_by"])
+    return match
+
+
+def _unseat(match: Match, seat: Seat, reason: str | None = None) -> list[dict]:
+    """Frees a lobby seat and returns the events to append. A lobby left with no player
+    (bots aside) is aborted; a leaving creator hands that role on."""
+    player, number = seat.player, seat.seat
+    seat.delete()
+    left: dict[str, Any] = {"type": "player_left", "seat": number, "player": _player_ref(player)}
+    if reason:
+        left["reason"] = reason
+    events = [left]
     players = list(match.seats.filter(player__bot_strategy="").select_related("player"))
     if not players:
         match.status = Match.Status.ABORTED
         match.finished_at = timezone.now()
         events.append({"type": "match_aborted", "reason": "every player left"})
-    elif match.created_by_id == user.pk:
+    elif match.created_by_id == player.pk:
         # Only the creator may start a lobby: the next player clockwise takes that over.
         heir = min(players, key=lambda s: (s.seat - number) % match.max_players)
         match.created_by = heir.player
         events.append(
             {"type": "creator_changed", "seat": heir.seat, "player": _player_ref(heir.player)}
         )
+    return events
+
+
+def _unseat_short_of_chips(match: Match) -> None:
+    """Before a start: a player who has spent their chips since joining can no longer
+    cover the buy-in and loses the seat (`player_left`, reason `insufficient_chips`)
+    rather than blocking the table; nobody else learns their balance. The server's bots
+    are topped up again, as one bot account may sit at several tables."""
+    if not match.buy_in:
+        return
+    from games.bots import fund_bot
+
+    events: list[dict] = []
+    for seat in match.seats.select_related("player").order_by("seat"):
+        if seat.player.bot_strategy:
+            fund_bot(bot=seat.player, amount=match.buy_in)
+        elif wallet_balance(user=seat.player) < match.buy_in:
+            events += _unseat(match, seat, reason="insufficient_chips")
     _append_events(match, events)
-    match.save(update_fields=["version", "event_seq", "status", "finished_at", "created_by"])
-    return match
 
 
 @transaction.atomic
@@ -261,6 +308,7 @@ def match_add_bot(*, match_id: int, user: User, strategy: str) -> Match:
         raise NotCreator("Only the match's creator can add bots.")
     if match.status != Match.Status.OPEN:
         raise MatchNotOpen("Bots can only be added before the match starts.")
+    _check_wallet(user, match.buy_in)  # the bot may fill the table and start it
     _seat_bot(match, strategy)
     _bump_and_maybe_start(match)
     return match
@@ -273,9 +321,15 @@ def match_start(*, match_id: int, user: User) -> Match:
         raise NotCreator("Only the match's creator can start it.")
     if match.status != Match.Status.OPEN:
         raise MatchNotOpen("This match has already started or ended.")
+    _check_wallet(user, match.buy_in)
+    # Whoever cannot cover the buy-in any more is unseated; should that leave one player,
+    # the refusal below rolls the unseating back too (a later joiner's start redoes it).
+    _unseat_short_of_chips(match)
     if match.seats.count() < 2:
         raise DomainError(
-            "A match needs at least two players.", code="not_enough_players", status=409
+            "A match needs at least two players who can cover its buy-in.",
+            code="not_enough_players",
+            status=409,
         )
     match.version += 1
     _start(match)
@@ -283,19 +337,33 @@ def match_start(*, match_id: int, user: User) -> Match:
 
 
 def _start(match: Match) -> None:
+    """Closes up the seats and rolls round 1. With first_opener `creator`, the named
+    `opener_seat` opens if a player sits there, else the creator's seat (the creator may
+    have changed since the lobby opened)."""
     seats = _seats(match)
+    named_opener = None
     # Seats left by players who walked out are closed up: the engine numbers 0..n-1.
     for number, seat in enumerate(seats):
+        if seat.seat == match.opener_seat:
+            named_opener = number
         if seat.seat != number:
             seat.seat = number
             seat.save(update_fields=["seat"])
-    for seat in seats:
-        _check_wallet(seat.player, match.buy_in)
+    creator_seat = next(s.seat for s in seats if s.player_id == match.created_by_id)
     rules = engine.Rules.from_dict(match.rules)
-    state, events = engine.new_match(rules, len(seats), SECURE_DICE, creator_seat=0)
+    state, events = engine.new_match(
+        rules, len(seats), SECURE_DICE, creator_seat=creator_seat, opener_seat=named_opener
+    )
     match.status = Match.Status.ACTIVE
     match.started_at = timezone.now()
-    chips.take_buy_ins(match=match, seats=seats)
+    try:
+        chips.take_buy_ins(match=match, seats=seats)
+    except InsufficientChips as exc:
+        # A wallet spent between the check above and now: the ledger's message would
+        # name that player's balance to the caller.
+        raise InsufficientChips(
+            "A player's chips changed as the match started; try again."
+        ) from exc
     _append_events(
         match,
         [
@@ -396,7 +464,8 @@ def _absorb(
             public.append({**event, "round": record})
         elif kind == "player_out":
             out = by_number[event["seat"]]
-            out.status = Seat.Status.OUT
+            # A forfeit (timeouts, a ban) is leaving the table, not losing at it.
+            out.status = Seat.Status.LEFT if event.get("reason") == "forfeit" else Seat.Status.OUT
             out.save(update_fields=["status"])
             public.append(event)
         elif kind == "match_finished":

@@ -1,7 +1,8 @@
 """The chip ledger: accounts with cached balances and append-only double-entry transfers.
 
-Guarantees held by PostgreSQL itself (installed by migrations, see 0002_triggers):
-* a transfer row can never be updated or deleted (trigger);
+Guarantees held by PostgreSQL itself (installed by migrations, see 0002_triggers and
+0003_guard_by_setting_and_no_truncate):
+* a transfer row can never be updated, deleted or truncated (triggers);
 * inserting a transfer moves its amount from `debit` to `credit` in the same statement
   (AFTER INSERT trigger), so a cached balance always equals the sum of its transfers,
   whoever inserts the row;

@@ -382,17 +382,25 @@ def _from_house(
                 amount - house.balance,
                 TransferKind.HOUSE_FUNDING,
                 f"house_funding:{key}",
+                actor=actor,
             )
         return _move(house, target, amount, kind, key, actor=actor)
 
 
-def signup_grant(*, user: User, amount: int | None = None) -> Movement | None:
-    """Grants a new account its starting chips (settings.SIGNUP_CHIPS) from the house."""
+def signup_grant(
+    *, user: User, amount: int | None = None, actor: User | None = None
+) -> Movement | None:
+    """Grants a new account its starting chips (settings.SIGNUP_CHIPS) from the house;
+    `actor` is who caused it (the registering user)."""
     amount = settings.SIGNUP_CHIPS if amount is None else amount
     if amount <= 0:
         return None
     return _from_house(
-        wallet_for(user), amount, kind=TransferKind.SIGNUP_GRANT, key=f"signup_grant:user:{user.pk}"
+        wallet_for(user),
+        amount,
+        kind=TransferKind.SIGNUP_GRANT,
+        key=f"signup_grant:user:{user.pk}",
+        actor=actor,
     )
 
 
@@ -445,8 +453,9 @@ def adjustment(
 # --------------------------------------------------------------------------- matches
 
 
-def buy_in(*, seat: Seat, amount: int) -> Movement | None:
-    """Moves the match's buy-in from the player's wallet to the seat's stack."""
+def buy_in(*, seat: Seat, amount: int, actor: User | None = None) -> Movement | None:
+    """Moves the match's buy-in from the player's wallet to the seat's stack; `actor` is
+    who caused it (the player who joined or started the match)."""
     if amount <= 0:
         return None
     wallet, stack = _wallet(seat.player_id), stack_for(seat)
@@ -457,16 +466,20 @@ def buy_in(*, seat: Seat, amount: int) -> Movement | None:
         TransferKind.BUY_IN,
         f"buy_in:seat:{seat.pk}",
         match=_match_ref(seat.match_id),
+        actor=actor,
     )
 
 
 def buy_ins(*, seats: Sequence[Seat], amount: int) -> list[Movement]:
-    """`buy_in` for every seat, all accounts locked up front (use this at match start)."""
+    """`buy_in` for every seat, all accounts locked up front (use this at match start).
+    Each is recorded as its player's own act: they took the seat, knowing the buy-in."""
     if amount <= 0:
         return []
     with transaction.atomic():
         accounts_lock(accounts=[a for s in seats for a in (_wallet(s.player_id), stack_for(s))])
-        return [m for s in seats if (m := buy_in(seat=s, amount=amount)) is not None]
+        return [
+            m for s in seats if (m := buy_in(seat=s, amount=amount, actor=s.player)) is not None
+        ]
 
 
 class _Planned(NamedTuple):
@@ -726,20 +739,29 @@ def _stack_history_mark(stack: Account) -> int:
     return last or 0
 
 
-def cash_out(*, seat: Seat) -> Movement | None:
-    """Returns the seat's whole stack to the player's wallet (nothing when it is empty)."""
+def cash_out(*, seat: Seat, actor: User | None = None) -> Movement | None:
+    """Returns the seat's whole stack to the player's wallet (nothing when it is empty);
+    `actor` is who caused it (the player leaving), None when play did."""
     stack, wallet = stack_for(seat), _wallet(seat.player_id)
     with transaction.atomic():
         accounts_lock(accounts=[stack, wallet])
-        return _cash_out_locked(stack, wallet)
+        return _cash_out_locked(stack, wallet, actor=actor)
 
 
-def _cash_out_locked(stack: Account, wallet: Account) -> Movement | None:
+def _cash_out_locked(
+    stack: Account, wallet: Account, *, actor: User | None = None
+) -> Movement | None:
     if stack.balance == 0:
         return None
     key = f"cash_out:stack:{stack.pk}:after:{_stack_history_mark(stack)}"
     return _move(
-        stack, wallet, stack.balance, TransferKind.CASH_OUT, key, match=_match_ref(stack.match_id)
+        stack,
+        wallet,
+        stack.balance,
+        TransferKind.CASH_OUT,
+        key,
+        match=_match_ref(stack.match_id),
+        actor=actor,
     )
 
 
@@ -764,12 +786,13 @@ _POT_PAYOUTS = (TransferKind.ROUND_POT_WIN, TransferKind.GAME_POT_WIN)
 _ANTES = (TransferKind.ANTE_ROUND, TransferKind.ANTE_GAME)
 
 
-def match_refund(*, match: Match) -> list[Movement]:
+def match_refund(*, match: Match, actor: User | None = None) -> list[Movement]:
     """Abort: each player gets back exactly what they put into unsettled pots, then their
-    stack. A pot settles with a payout, which always empties it: a seat's unsettled part
-    is its antes into the pot since the last payout, less what the pot refunded to its
-    stack since (a voided round's antes). Other transfers do not count: a pot never pays
-    out more than it holds, and whatever no ante accounts for stays in it."""
+    stack; every movement names `actor` (the moderator who aborted). A pot settles with a
+    payout, which always empties it: a seat's unsettled part is its antes into the pot
+    since the last payout, less what the pot refunded to its stack since (a voided round's
+    antes). Other transfers do not count: a pot never pays out more than it holds, and
+    whatever no ante accounts for stays in it."""
     pots = list(Account.objects.filter(kind__in=POT_KINDS, match_id=match.pk).order_by("id"))
     pairs = _match_stacks_and_wallets(match)
     wallet_of_stack = {stack.pk: wallet for stack, wallet in pairs}
@@ -798,9 +821,12 @@ def match_refund(*, match: Match) -> list[Movement]:
                         TransferKind.REFUND,
                         key,
                         match=match,
+                        actor=actor,
                     )
                 )
-        movements.extend(m for stack, wallet in pairs if (m := _cash_out_locked(stack, wallet)))
+        movements.extend(
+            m for stack, wallet in pairs if (m := _cash_out_locked(stack, wallet, actor=actor))
+        )
     return movements
 
 

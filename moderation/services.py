@@ -61,7 +61,7 @@ def match_abort(*, match_id: int, moderator: User, reason: str) -> Match:
         raise NothingToDo(f"Match {match.pk} is {match.status}; only open or active ones abort.")
     was = match.status
     revealed = _reveal_current_round(match)
-    moves = chips.refund_match(match=match)
+    moves = chips.refund_match(match=match, actor=moderator)
     match.status = Match.Status.ABORTED
     match.finished_at = timezone.now()
     match.turn_seat = None

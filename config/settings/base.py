@@ -200,7 +200,9 @@ CSRF_FAILURE_VIEW = "config.problems.csrf_failure"
 SIGNUP_CHIPS = env.int("SIGNUP_CHIPS", default=1000)
 
 # Production hardening: `manage.py check --deploy` is clean with DEBUG=0 and a real key.
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Trust X-Forwarded-Proto only behind a proxy that sets it (and strips a client's own).
+if env.bool("BEHIND_TLS_PROXY", default=False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=not DEBUG)
 SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=not DEBUG)

@@ -9,7 +9,7 @@ os.environ.setdefault("DEBUG", "0")
 os.environ.setdefault("SECURE_SSL_REDIRECT", "0")
 
 from .base import *  # noqa: F403
-from .base import CACHES, REST_FRAMEWORK
+from .base import CACHES, DATABASES, REST_FRAMEWORK
 
 
 def _redis_db(url: str, db: int) -> str:
@@ -26,6 +26,11 @@ _WORKER_INDEX = int(_XDIST_WORKER.removeprefix("gw") or 0)
 
 if CACHES["default"]["BACKEND"].endswith("RedisCache"):
     CACHES["default"]["LOCATION"] = _redis_db(CACHES["default"]["LOCATION"], 15 - _WORKER_INDEX)
+
+# Test teardown flushes tables with TRUNCATE, which the ledger refuses unless the session
+# allows it (ledger migration 0003); no other settings allow it.
+_DB_OPTIONS = DATABASES["default"].setdefault("OPTIONS", {})
+_DB_OPTIONS["options"] = f"{_DB_OPTIONS.get('options', '')} -c ledger.allow_truncate=on".strip()
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Throttles are exercised by their own tests with explicit rates.

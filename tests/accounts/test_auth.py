@@ -202,6 +202,36 @@ def test_login_is_throttled_per_username_across_addresses(api_client, user):
     assert ApiToken.objects.filter(user=user).count() == 0
 
 
+def test_login_is_throttled_per_address_across_usernames(api_client, user):
+    with override_settings(REST_FRAMEWORK=_rest_framework_with(_rates(login_ip="3/min"))):
+        for n in range(3):
+            r = api_client.post(
+                TOKEN,
+                {"username": f"guess{n}", "password": "x"},
+                format="json",
+                REMOTE_ADDR="10.0.0.7",
+            )
+            assert r.status_code == 400
+        r = api_client.post(
+            TOKEN,
+            {"username": user.username, "password": DEFAULT_PASSWORD},
+            format="json",
+            REMOTE_ADDR="10.0.0.7",
+        )
+        assert_problem(r, 429, "throttled")
+        assert int(r["Retry-After"]) > 0
+        assert ApiToken.objects.filter(user=user).count() == 0
+        # The limit is per address: the same login from another one goes through.
+        r = api_client.post(
+            TOKEN,
+            {"username": user.username, "password": DEFAULT_PASSWORD},
+            format="json",
+            REMOTE_ADDR="10.0.0.8",
+        )
+        assert r.status_code == 200
+    assert ApiToken.objects.filter(user=user).count() == 1
+
+
 def test_register_is_throttled_per_address(api_client):
     with override_settings(REST_FRAMEWORK=_rest_framework_with(_rates(register_ip="2/hour"))):
         for n in range(2):

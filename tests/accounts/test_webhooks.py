@@ -105,6 +105,29 @@ def test_create_without_a_secret_makes_one(user):
     assert Webhook.objects.get(pk=response.json()["id"]).secret == secret
 
 
+def test_an_idempotency_key_replays_the_creation_and_refuses_another_body(user):
+    client = client_for(user)
+    key = {"HTTP_IDEMPOTENCY_KEY": "hook-1"}
+    body = {"url": "http://127.0.0.1:9/hook"}
+    first = client.post("/api/v1/webhooks/", body, format="json", **key)
+    again = client.post("/api/v1/webhooks/", body, format="json", **key)
+    assert first.status_code == again.status_code == 201
+    assert again.json() == first.json()  # the same webhook, its secret shown to its owner
+    assert again["Idempotent-Replayed"] == "true"
+    assert "Idempotent-Replayed" not in first
+    other = client.post("/api/v1/webhooks/", {"url": "http://127.0.0.1:9/x"}, format="json", **key)
+    assert other.status_code == 422
+    assert other["Content-Type"] == "application/problem+json"
+    assert other.json()["code"] == "idempotency_key_reused"
+    assert Webhook.objects.filter(user=user).count() == 1
+    # Keys are per user: another account's same key creates its own webhook.
+    assert (
+        client_for(UserFactory()).post("/api/v1/webhooks/", body, format="json", **key).status_code
+        == 201
+    )
+    assert Webhook.objects.count() == 2
+
+
 def test_a_short_secret_or_bad_scheme_is_rejected_and_nothing_is_created(user):
     client = client_for(user)
     short = client.post(

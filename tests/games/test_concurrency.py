@@ -144,3 +144,62 @@ def test_long_poll_times_out_empty():
     response = players[0][1].get(f"{MATCHES}{match_id}/events/?after={seq}&wait=1")
     assert response.status_code == 200
     assert response.json() == {"events": [], "last_seq": seq}
+
+
+def test_long_poll_sees_an_event_soon_though_its_listener_died():
+    import time
+
+    from games.apis import RECHECK_SECONDS
+    from games.notify import listener
+
+    players = seated_players(2)
+    match_id = create_and_fill(players, ruleset="classic")
+    user, _match = _turn_client(match_id, players)
+    watcher = next(c for u, c in players if u.pk != user.pk)
+    actor = client_for(user)
+    seq = Match.objects.get(pk=match_id).event_seq
+    waited = {}
+
+    def poll():
+        started = time.monotonic()
+        response = watcher.get(f"{MATCHES}{match_id}/events/?after={seq}&wait=30")
+        waited["seconds"] = time.monotonic() - started
+        return response
+
+    def kill_listener_then_act():
+        time.sleep(1.0)  # the poll is registered and waiting
+        listener.stop()  # its wake-up will never come
+        return actor.post(
+            f"{MATCHES}{match_id}/actions/",
+            {"type": "bid", "quantity": 1, "face": 6},
+            format="json",
+        )
+
+    polled, acted = _race([poll, kill_listener_then_act])
+    assert acted.status_code == 201
+    events = polled.json()["events"]
+    assert events and events[0]["seq"] == seq + 1
+    assert waited["seconds"] < RECHECK_SECONDS + 3, waited
+    # The next long poll starts a new listener, which wakes it promptly again.
+    seq = Match.objects.get(pk=match_id).event_seq
+    late = {}
+
+    def poll_again():
+        started = time.monotonic()
+        response = watcher.get(f"{MATCHES}{match_id}/events/?after={seq}&wait=30")
+        late["seconds"] = time.monotonic() - started
+        return response
+
+    def act_again():
+        time.sleep(1.0)
+        match = Match.objects.get(pk=match_id)
+        seat_of = {s.seat: s.player_id for s in match.seats.all()}
+        mover = client_for(next(u for u, _ in players if u.pk == seat_of[match.turn_seat]))
+        legal = mover.get(f"{MATCHES}{match_id}/").json()["legal_actions"]
+        challenge = next(a for a in legal if a["type"] == "challenge")
+        return mover.post(f"{MATCHES}{match_id}/actions/", challenge, format="json")
+
+    polled, acted = _race([poll_again, act_again])
+    assert acted.status_code == 201, acted.content
+    assert polled.json()["events"]
+    assert 0.9 <= late["seconds"] < 3, late

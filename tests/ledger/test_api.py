@@ -3,9 +3,13 @@
 import pytest
 
 from accounts.services import user_register
+from games.models import Match, Seat
 from ledger import services
+from ledger.models import Transfer
+from ledger.selectors import wallet_balance
 from tests.conftest import client_for
 from tests.ledger.conftest import funded_user, make_match
+from tests.problems import assert_problem
 
 pytestmark = pytest.mark.django_db
 
@@ -83,11 +87,17 @@ def test_anonymous_is_refused_as_problem_json(api_client):
 
 
 def test_insufficient_chips_is_a_problem_with_its_code():
-    from config.problems import problem_exception_handler
-    from ledger.errors import InsufficientChips
-
-    response = problem_exception_handler(InsufficientChips("Not enough."), {})
-    assert response.status_code == 409 and response.data["code"] == "insufficient_chips"
+    user = funded_user(40)
+    counts = (Match.objects.count(), Seat.objects.count(), Transfer.objects.count())
+    response = client_for(user).post(
+        "/api/v1/matches/",
+        {"ruleset": "milton_bradley", "max_players": 2, "turn_seconds": 60, "buy_in": 41},
+        format="json",
+    )
+    body = assert_problem(response, 409, "insufficient_chips")
+    assert "41" in body["detail"]
+    assert (Match.objects.count(), Seat.objects.count(), Transfer.objects.count()) == counts
+    assert wallet_balance(user=user) == 40
 
 
 def test_schema_documents_the_endpoint(api_client):

@@ -191,3 +191,61 @@ def test_transfer_model_save_inserts_and_the_trigger_applies_it():
     with pytest.raises(DatabaseError), transaction.atomic():
         Transfer(debit=wb, credit=wa, amount=8, kind="refund", idempotency_key="orm2").save()
     assert (balance(wa), balance(wb)) == (93, 7)
+
+
+def test_a_trigger_on_another_table_cannot_move_a_balance(grant):
+    """Only the transfer trigger may move a balance, not any trigger running nested."""
+    with (
+        pytest.raises(IntegrityError, match="moves only through transfers"),
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
+        cursor.execute("CREATE TEMPORARY TABLE sneak (account_id bigint)")
+        cursor.execute(
+            "CREATE FUNCTION pg_temp.sneak() RETURNS trigger LANGUAGE plpgsql AS $$"
+            " BEGIN UPDATE ledger_account SET balance = balance + 1000"
+            " WHERE id = NEW.account_id; RETURN NEW; END; $$"
+        )
+        cursor.execute(
+            "CREATE TRIGGER sneak AFTER INSERT ON sneak"
+            " FOR EACH ROW EXECUTE FUNCTION pg_temp.sneak()"
+        )
+        cursor.execute("INSERT INTO sneak VALUES (%s)", [grant.credit_id])
+    assert balance(Account.objects.get(pk=grant.credit_id)) == 1000
+
+
+def test_a_transfer_does_not_leave_balances_open_to_direct_updates():
+    a, b = funded_user(100), UserFactory()
+    wa, wb = services.wallet_for(a), services.wallet_for(b)
+    with (
+        pytest.raises(IntegrityError, match="moves only through transfers"),
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
+        cursor.execute(INSERT, [wa.pk, wb.pk, 30, TransferKind.REFUND, "then-edit"])
+        cursor.execute("UPDATE ledger_account SET balance = 0 WHERE id = %s", [wa.pk])
+    assert (balance(wa), balance(wb)) == (100, 0)
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "TRUNCATE ledger_transfer",
+        "TRUNCATE ledger_transfer, ledger_account",
+        "TRUNCATE ledger_account CASCADE",
+        "TRUNCATE accounts_user CASCADE",
+    ],
+)
+def test_truncate_of_transfers_is_refused_by_the_trigger(grant, sql):
+    with (
+        pytest.raises(IntegrityError, match="append-only: TRUNCATE refused"),
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
+        # The test settings let test teardown flush tables; production never does.
+        cursor.execute("SET LOCAL ledger.allow_truncate = 'off'")
+        # TRUNCATE refuses tables with pending deferred FK checks (from the fixture).
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        cursor.execute(sql)
+    assert Transfer.objects.filter(pk=grant.pk).exists()
+    assert balance(Account.objects.get(pk=grant.credit_id)) == 1000

@@ -3,12 +3,15 @@
 import pytest
 from django.db import connection, transaction
 
+from accounts.models import User
 from accounts.services import user_register
+from games import services as games
 from games.models import Match
 from ledger import services
 from ledger.errors import IdempotencyKeyReused, InsufficientChips, InvalidTransfer
 from ledger.models import Account, AccountKind, Transfer, TransferKind
 from ledger.selectors import circulation, wallet_balance
+from moderation.services import match_abort
 from tests.factories import UserFactory
 from tests.ledger.conftest import assert_ledger_clean, balance, funded_user, make_match
 
@@ -24,12 +27,39 @@ def _move(debit, credit, amount, key, kind=TransferKind.REFUND, **kw):
 # --------------------------------------------------------------------------- sign-up
 
 
-def test_register_grants_signup_chips_in_the_same_transaction():
+def test_register_grants_signup_chips_naming_the_new_user_as_actor():
     user, _ = user_register(username="newcomer", password="a-long-pass-phrase-42")
     assert wallet_balance(user=user) == 1000
     grant = Transfer.objects.get(kind=TransferKind.SIGNUP_GRANT)
     assert grant.credit.user_id == user.pk and grant.debit.kind == AccountKind.HOUSE
+    assert grant.actor_id == user.pk and grant.match_id is None
     assert circulation() == 1000
+    assert_ledger_clean()
+
+
+def test_register_grants_signup_chips_in_the_same_transaction():
+    """A grant that fails undoes the registration: no user without their chips."""
+    someone = funded_user(10)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT nextval(pg_get_serial_sequence('accounts_user', 'id'))")
+        next_user_id = cursor.fetchone()[0] + 1
+    # The key the new user's grant will use, already taken by another movement.
+    taken = _move(
+        services.wallet_for(someone),
+        services.house_account(),
+        1,
+        f"signup_grant:user:{next_user_id}",
+        kind=TransferKind.SIGNUP_GRANT,
+    )
+    users, transfers = User.objects.count(), Transfer.objects.count()
+    accounts = Account.objects.count()
+    with pytest.raises(IdempotencyKeyReused):
+        user_register(username="unlucky", password="a-long-pass-phrase-42")
+    assert not User.objects.filter(username="unlucky").exists()
+    assert not User.objects.filter(pk=next_user_id).exists()
+    assert (User.objects.count(), Transfer.objects.count()) == (users, transfers)
+    assert Account.objects.count() == accounts  # not even the wallet was kept
+    assert Transfer.objects.get(pk=taken.pk).debit_id == services.wallet_for(someone).pk
     assert_ledger_clean()
 
 
@@ -289,6 +319,48 @@ def test_match_refund_returns_unsettled_pot_contributions_then_stacks(players):
     assert [wallet_balance(user=p) for p in players] == [1004, 998, 998]
     assert services.match_refund(match=match) == []
     assert_ledger_clean()
+
+
+def test_abort_refunds_and_cash_outs_name_the_moderator(players):
+    match = games.match_create(
+        user=players[0],
+        ruleset="milton_bradley",
+        max_players=2,
+        turn_seconds=60,
+        buy_in=20,
+        ante=2,
+    )
+    games.match_join(match_id=match.pk, user=players[1])  # full: the match starts
+    moderator = UserFactory(is_staff=True)
+    match_abort(match_id=match.pk, moderator=moderator, reason="testing the ledger")
+    moved = Transfer.objects.filter(match_id=match.pk)
+    paid_back = moved.filter(kind__in=[TransferKind.REFUND, TransferKind.CASH_OUT])
+    assert {t.kind for t in paid_back} == {TransferKind.REFUND, TransferKind.CASH_OUT}
+    assert {t.actor_id for t in paid_back} == {moderator.pk}
+    # Each buy-in is its player's own act; play moved the rest: no actor, but the match
+    # (and the round, for antes) is recorded.
+    buy_ins = moved.filter(kind=TransferKind.BUY_IN)
+    assert sorted(buy_ins.values_list("actor_id", flat=True)) == [p.pk for p in players[:2]]
+    antes = moved.filter(kind__in=[TransferKind.ANTE_ROUND, TransferKind.ANTE_GAME])
+    assert antes.count() == 4 and set(antes.values_list("round_number", flat=True)) == {1}
+    played = moved.exclude(pk__in=paid_back).exclude(pk__in=buy_ins)
+    assert set(played.values_list("actor_id", flat=True)) == {None}
+    assert [wallet_balance(user=p) for p in players[:2]] == [1000, 1000]
+    assert_ledger_clean()
+
+
+def test_buy_in_and_cash_out_record_the_actor_given(players):
+    match, seats = make_match(players, buy_in=5)
+    joined = services.buy_in(seat=seats[0], amount=5, actor=players[0])
+    left = services.cash_out(seat=seats[0], actor=players[0])
+    assert joined.transfer.actor_id == left.transfer.actor_id == players[0].pk
+    assert joined.transfer.match_id == left.transfer.match_id == match.pk
+    # At the start every buy-in is its own player's act, whoever pressed start.
+    started = services.buy_ins(seats=seats[1:3], amount=5)
+    assert [Transfer.objects.get(pk=m.transfer.pk).actor_id for m in started] == [
+        players[1].pk,
+        players[2].pk,
+    ]
 
 
 def test_cash_out_of_an_empty_stack_moves_nothing(players):

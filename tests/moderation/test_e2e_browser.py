@@ -1,5 +1,5 @@
 """A moderator in a real headless Chromium: log in, find a match, abort it with a reason,
-see the refund. Needs Debian's `chromium` and `chromium-driver` (.ci/run installs them);
+see the refund. Needs Debian's `chromium` and `chromium-driver` (`make test` installs them);
 without them this test fails rather than skips."""
 
 import shutil
