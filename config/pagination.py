@@ -16,6 +16,7 @@ class IdCursorPagination(CursorPagination):
 
     ordering = "-id"
     page_size_query_param = "page_size"
+    max_page_size = 100
 
     def decode_cursor(self, request: Request) -> Cursor | None:
         cursor = super().decode_cursor(request)

@@ -47,6 +47,7 @@ _PLAY_FIELDS = [
     "winner_seats",
     "started_at",
     "finished_at",
+    "opener_seat",
 ]
 
 # Engine codes that describe a conflict with the match's current state.
@@ -232,7 +233,7 @@ def match_join(*, match_id: int, user: User, invite_code: str | None = None) -> 
     match = _lock(match_id)
     if match.status != Match.Status.OPEN:
         # A table starts once every seat is taken: say so rather than only "not open".
-        if match.seats.count() >= match.max_players:
+        if match.status == Match.Status.ACTIVE and match.seats.count() >= match.max_players:
             raise MatchFull(f"All {match.max_players} seats are taken.")
         raise MatchNotOpen("This match is not open for joining.")
     if match.private and invite_code != match.invite_code:
@@ -349,7 +350,9 @@ def _start(match: Match) -> None:
         if seat.seat != number:
             seat.seat = number
             seat.save(update_fields=["seat"])
-    creator_seat = next(s.seat for s in seats if s.player_id == match.created_by_id)
+    # The creator is always seated (a leaving creator hands the role on); seat 0 otherwise.
+    creator_seat = next((s.seat for s in seats if s.player_id == match.created_by_id), 0)
+    match.opener_seat = named_opener  # in the numbering the match now plays in
     rules = engine.Rules.from_dict(match.rules)
     state, events = engine.new_match(
         rules, len(seats), SECURE_DICE, creator_seat=creator_seat, opener_seat=named_opener
@@ -685,7 +688,7 @@ def _play_turn(
     while the turn stays with the seat in the same round (accept, reroll, then bid), so an
     absent player's turn is one timeout, not one per step."""
     round_number = engine.round_number(engine.State.from_json(match.state))
-    while True:
+    for _ in range(_MAX_TURN_STEPS):
         if strategy == "forfeit":
             action: dict[str, Any] = {"type": "forfeit"}
         else:
@@ -698,6 +701,11 @@ def _play_turn(
             or engine.round_number(match.loaded_state) != round_number
         ):
             return
+    raise RuntimeError(f"{strategy!r} kept seat {seat.seat}'s turn for {_MAX_TURN_STEPS} steps")
+
+
+# A turn is at most accept, reroll, bid (poker) or show_reroll, bid (common pool).
+_MAX_TURN_STEPS = 5
 
 
 # How far a match whose timeout failed is pushed back, so it does not head the sweep's

@@ -455,7 +455,7 @@ def adjustment(
 
 def buy_in(*, seat: Seat, amount: int, actor: User | None = None) -> Movement | None:
     """Moves the match's buy-in from the player's wallet to the seat's stack; `actor` is
-    who caused it (the player who joined or started the match)."""
+    who caused it (`buy_ins` names each seat's own player)."""
     if amount <= 0:
         return None
     wallet, stack = _wallet(seat.player_id), stack_for(seat)
@@ -496,7 +496,7 @@ def _match_accounts_locked(
     """The match's pots of `pot_kinds` and the stacks of `seats`, read in one query and
     then locked in one (`accounts_lock`), so their balances are current: pots by kind,
     stacks by seat id. Accounts never opened (a caller that skipped the buy-in) are
-    created before any lock is taken, as waiting on another transaction's insert while
+    created before these account locks are taken, as waiting on another transaction's insert while
     holding locks could deadlock."""
     wanted = Q(match_id=match.pk, kind__in=pot_kinds) | Q(
         kind=AccountKind.STACK, seat_id__in=[s.pk for s in seats]
@@ -741,7 +741,7 @@ def _stack_history_mark(stack: Account) -> int:
 
 def cash_out(*, seat: Seat, actor: User | None = None) -> Movement | None:
     """Returns the seat's whole stack to the player's wallet (nothing when it is empty);
-    `actor` is who caused it (the player leaving), None when play did."""
+    `actor` is who caused it, None when play did (the end of the match)."""
     stack, wallet = stack_for(seat), _wallet(seat.player_id)
     with transaction.atomic():
         accounts_lock(accounts=[stack, wallet])

@@ -1,4 +1,5 @@
 import math
+from collections.abc import Callable
 
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
@@ -36,7 +37,14 @@ class AuditRecordAdmin(FilterLookupsOnly, ReadOnlyAdmin):
     readonly_fields = [f.name for f in AuditRecord._meta.fields]
 
 
-def _number(request: HttpRequest, name: str, default, low, high, cast=int):
+def _number(
+    request: HttpRequest,
+    name: str,
+    default: float,
+    low: float,
+    high: float,
+    cast: Callable[[str], float] = int,
+) -> float:
     """A report parameter from the query string, clamped to [low, high]; the default
     when it is missing or not a finite number."""
     try:

@@ -1,9 +1,12 @@
 """Tightens the ledger's database guards (see 0002_triggers).
 
 * `ledger_account_guard` let any UPDATE at trigger depth >= 2 move a balance, so a
-  trigger on another table could edit balances. Now only `ledger_transfer_apply` may: it
-  turns on the transaction-local setting `ledger.applying` around its own UPDATEs and
-  turns it off again before returning (an error rolls the setting back with the rest).
+  trigger on another table could edit balances. Now a balance moves only from inside a
+  trigger while the transaction-local setting `ledger.applying` is on, which
+  `ledger_transfer_apply` does around its own UPDATEs and undoes before returning (an
+  error rolls the setting back with the rest).
+* These guards stop mistakes in application code, other triggers and admin tools; like
+  any trigger they do not stop a database owner who disables them on purpose.
 * `ledger_transfer_no_truncate` (BEFORE TRUNCATE, per statement) refuses TRUNCATE of
   ledger_transfer, also when it is reached through TRUNCATE ... CASCADE, as TRUNCATE fires
   no row-level DELETE trigger. A session that sets `ledger.allow_truncate` to `on` may
@@ -60,9 +63,11 @@ BEGIN
         RAISE EXCEPTION 'ledger account % identity is immutable', OLD.id
             USING ERRCODE = 'restrict_violation';
     END IF;
-    -- Only ledger_transfer_apply turns this on, around its own UPDATEs.
+    -- Only ledger_transfer_apply turns the setting on, around its own UPDATEs, which
+    -- run inside that trigger: both must hold.
     IF NEW.balance IS DISTINCT FROM OLD.balance
-       AND current_setting('ledger.applying', true) IS DISTINCT FROM 'on'
+       AND (current_setting('ledger.applying', true) IS DISTINCT FROM 'on'
+            OR pg_trigger_depth() < 2)
     THEN
         RAISE EXCEPTION 'ledger account % balance moves only through transfers', OLD.id
             USING ERRCODE = 'restrict_violation';

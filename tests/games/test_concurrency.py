@@ -202,4 +202,5 @@ def test_long_poll_sees_an_event_soon_though_its_listener_died():
     polled, acted = _race([poll_again, act_again])
     assert acted.status_code == 201, acted.content
     assert polled.json()["events"]
-    assert 0.9 <= late["seconds"] < 3, late
+    # Woken by the restarted listener, well before the 5 s re-check would have found it.
+    assert 0.9 <= late["seconds"] < 4.5, late

@@ -59,6 +59,7 @@ def test_the_named_seat_follows_its_player_when_the_seats_close_up():
     seat_of = {s["player"]["id"]: s["seat"] for s in match["seats"]}
     assert seat_of == {a.pk: 0, c.pk: 1}
     assert match["round"]["opener_seat"] == seat_of[c.pk]
+    assert match["opener_seat"] == seat_of[c.pk]  # renumbered with the seats
 
 
 def test_an_empty_named_seat_falls_back_to_the_creators_seat():
@@ -67,7 +68,7 @@ def test_an_empty_named_seat_falls_back_to_the_creators_seat():
     assert _post(cb, created["id"], "join").status_code == 200
     match = _post(ca, created["id"], "start").json()
     assert match["status"] == "active"
-    assert match["round"]["opener_seat"] == 0
+    assert match["round"]["opener_seat"] == 0 and match["opener_seat"] is None
 
 
 def test_the_creators_actual_seat_opens_after_the_creator_changed():
