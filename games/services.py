@@ -615,6 +615,8 @@ def _seat_choice(match: Match, seat: Seat, strategy: str) -> dict[str, Any]:
 def bot_play(*, match_id: int, version: int) -> bool:
     """Plays the bot's turn if the match is still at `version` (a duplicate or late
     delivery of the task finds another version and does nothing)."""
+    if not _still_at(match_id, version):
+        return False
     with transaction.atomic():
         match = Match.objects.select_for_update().filter(pk=match_id).first()
         if match is None or match.version != version or match.status != Match.Status.ACTIVE:
@@ -628,6 +630,12 @@ def bot_play(*, match_id: int, version: int) -> bool:
         return True
 
 
+def _still_at(match_id: int, version: int) -> bool:
+    """A lock-free look first: most scheduled tasks find the match moved on, and need not
+    queue for the row lock behind the players to learn it (checked again under the lock)."""
+    return Match.objects.filter(pk=match_id, version=version, status=Match.Status.ACTIVE).exists()
+
+
 def turn_timeout(*, match_id: int, version: int | None = None) -> bool:
     """Applies the match's timeout policy if its turn is past its deadline (and, when
     given, the match is still at `version`). Returns whether anything happened.
@@ -635,6 +643,8 @@ def turn_timeout(*, match_id: int, version: int | None = None) -> bool:
     The deadline task (with `version`) waits for a lock held by a player's action: it
     then finds a new version and stops, or applies the timeout that is due. The sweep
     (no `version`) skips a locked match; it comes round again."""
+    if version is not None and not _still_at(match_id, version):
+        return False
     with transaction.atomic():
         match = (
             Match.objects.select_for_update(skip_locked=version is None).filter(pk=match_id).first()
