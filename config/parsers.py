@@ -10,6 +10,7 @@ or echoed in an error. Every such body is a 4xx here, before any view sees it.
 
 import codecs
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,6 +25,10 @@ from rest_framework.parsers import JSONParser
 # No request of this API nests deeper than a few levels; the limit keeps every later
 # recursive walk (serializers, fingerprints, renderers) far from Python's stack limit.
 MAX_DEPTH = 32
+
+
+# What PostgreSQL cannot store (NUL) or Python cannot encode again (lone surrogates).
+UNSTORABLE_CHARACTERS = re.compile("[\x00\ud800-\udfff]")
 
 
 def _bad_character(text: str) -> tuple[str, str] | None:

@@ -20,6 +20,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from config.errors import ConflictError, DomainError
+from config.parsers import UNSTORABLE_CHARACTERS
 from games.models import IdempotencyRecord
 
 logger = logging.getLogger(__name__)
@@ -36,8 +37,6 @@ IDEMPOTENCY_HEADER = OpenApiParameter(
     required=False,
     description="Replays return the first response (kept 24 h).",
 )
-# What PostgreSQL's jsonb cannot hold (NUL) or Python cannot encode (lone surrogates).
-_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
 
 
@@ -79,7 +78,7 @@ def _storable(value: Any) -> Any:
     """`value` with every string made storable: a NUL or lone surrogate echoed from the
     input (in an error message, say) becomes U+FFFD."""
     if isinstance(value, str):
-        return _UNSTORABLE.sub("\ufffd", value)
+        return UNSTORABLE_CHARACTERS.sub("\ufffd", value)
     if isinstance(value, dict):
         return {_storable(k): _storable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

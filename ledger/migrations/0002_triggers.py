@@ -13,7 +13,8 @@
 
 from django.db import migrations
 
-FORWARD = r"""
+# The two functions 0003 replaces; its reverse step puts these back.
+APPLY_FUNCTION = r"""
 CREATE OR REPLACE FUNCTION ledger_transfer_apply() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -42,23 +43,9 @@ BEGIN
     RETURN NULL;
 END;
 $$;
+"""
 
-CREATE TRIGGER ledger_transfer_apply
-    AFTER INSERT ON ledger_transfer
-    FOR EACH ROW EXECUTE FUNCTION ledger_transfer_apply();
-
-CREATE OR REPLACE FUNCTION ledger_transfer_append_only() RETURNS trigger
-LANGUAGE plpgsql AS $$
-BEGIN
-    RAISE EXCEPTION 'ledger_transfer is append-only: % refused (make a compensating transfer)',
-        TG_OP USING ERRCODE = 'restrict_violation';
-END;
-$$;
-
-CREATE TRIGGER ledger_transfer_append_only
-    BEFORE UPDATE OR DELETE ON ledger_transfer
-    FOR EACH ROW EXECUTE FUNCTION ledger_transfer_append_only();
-
+GUARD_FUNCTION = r"""
 CREATE OR REPLACE FUNCTION ledger_account_guard() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
@@ -83,11 +70,35 @@ BEGIN
     RETURN NEW;
 END;
 $$;
+"""
 
+FORWARD = (
+    APPLY_FUNCTION
+    + r"""
+CREATE TRIGGER ledger_transfer_apply
+    AFTER INSERT ON ledger_transfer
+    FOR EACH ROW EXECUTE FUNCTION ledger_transfer_apply();
+
+CREATE OR REPLACE FUNCTION ledger_transfer_append_only() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION 'ledger_transfer is append-only: % refused (make a compensating transfer)',
+        TG_OP USING ERRCODE = 'restrict_violation';
+END;
+$$;
+
+CREATE TRIGGER ledger_transfer_append_only
+    BEFORE UPDATE OR DELETE ON ledger_transfer
+    FOR EACH ROW EXECUTE FUNCTION ledger_transfer_append_only();
+
+"""
+    + GUARD_FUNCTION
+    + r"""
 CREATE TRIGGER ledger_account_guard
     BEFORE INSERT OR UPDATE ON ledger_account
     FOR EACH ROW EXECUTE FUNCTION ledger_account_guard();
 """
+)
 
 BACKWARD = r"""
 DROP TRIGGER IF EXISTS ledger_account_guard ON ledger_account;

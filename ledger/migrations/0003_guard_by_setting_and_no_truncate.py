@@ -13,7 +13,11 @@
   truncate: only the test settings do, so that test teardown can flush the database.
 """
 
+from importlib import import_module
+
 from django.db import migrations
+
+_triggers_0002 = import_module("ledger.migrations.0002_triggers")
 
 FORWARD = r"""
 CREATE OR REPLACE FUNCTION ledger_transfer_apply() RETURNS trigger
@@ -92,64 +96,15 @@ CREATE TRIGGER ledger_transfer_no_truncate
     FOR EACH STATEMENT EXECUTE FUNCTION ledger_transfer_no_truncate();
 """
 
-# Puts back the functions of 0002_triggers.
-BACKWARD = r"""
+# Puts back the functions of 0002_triggers (its triggers stay: they call them by name).
+BACKWARD = (
+    """
 DROP TRIGGER IF EXISTS ledger_transfer_no_truncate ON ledger_transfer;
 DROP FUNCTION IF EXISTS ledger_transfer_no_truncate();
-
-CREATE OR REPLACE FUNCTION ledger_transfer_apply() RETURNS trigger
-LANGUAGE plpgsql AS $$
-DECLARE
-    debit_after bigint;
-    credit_after bigint;
-BEGIN
-    IF NEW.debit_id < NEW.credit_id THEN
-        UPDATE ledger_account SET balance = balance - NEW.amount
-            WHERE id = NEW.debit_id RETURNING balance INTO debit_after;
-        UPDATE ledger_account SET balance = balance + NEW.amount
-            WHERE id = NEW.credit_id RETURNING balance INTO credit_after;
-    ELSE
-        UPDATE ledger_account SET balance = balance + NEW.amount
-            WHERE id = NEW.credit_id RETURNING balance INTO credit_after;
-        UPDATE ledger_account SET balance = balance - NEW.amount
-            WHERE id = NEW.debit_id RETURNING balance INTO debit_after;
-    END IF;
-    IF (NEW.debit_balance_after IS NOT NULL AND NEW.debit_balance_after <> debit_after)
-       OR (NEW.credit_balance_after IS NOT NULL AND NEW.credit_balance_after <> credit_after)
-    THEN
-        RAISE EXCEPTION 'ledger transfer %: stated balances (%, %) differ from actual (%, %)',
-            NEW.idempotency_key, NEW.debit_balance_after, NEW.credit_balance_after,
-            debit_after, credit_after
-            USING ERRCODE = 'integrity_constraint_violation';
-    END IF;
-    RETURN NULL;
-END;
-$$;
-
-CREATE OR REPLACE FUNCTION ledger_account_guard() RETURNS trigger
-LANGUAGE plpgsql AS $$
-BEGIN
-    IF TG_OP = 'INSERT' THEN
-        IF NEW.balance <> 0 THEN
-            RAISE EXCEPTION 'ledger account must open with a zero balance'
-                USING ERRCODE = 'restrict_violation';
-        END IF;
-        RETURN NEW;
-    END IF;
-    IF NEW.kind IS DISTINCT FROM OLD.kind OR NEW.user_id IS DISTINCT FROM OLD.user_id
-       OR NEW.match_id IS DISTINCT FROM OLD.match_id OR NEW.seat_id IS DISTINCT FROM OLD.seat_id
-    THEN
-        RAISE EXCEPTION 'ledger account % identity is immutable', OLD.id
-            USING ERRCODE = 'restrict_violation';
-    END IF;
-    IF NEW.balance IS DISTINCT FROM OLD.balance AND pg_trigger_depth() < 2 THEN
-        RAISE EXCEPTION 'ledger account % balance moves only through transfers', OLD.id
-            USING ERRCODE = 'restrict_violation';
-    END IF;
-    RETURN NEW;
-END;
-$$;
 """
+    + _triggers_0002.APPLY_FUNCTION
+    + _triggers_0002.GUARD_FUNCTION
+)
 
 
 class Migration(migrations.Migration):

@@ -1,6 +1,8 @@
 """Races on the real PostgreSQL: simultaneous submissions act once."""
 
 import threading
+import time
+from collections.abc import Callable
 
 import pytest
 from django.db import connection
@@ -104,8 +106,19 @@ def test_same_idempotency_key_racing_acts_once():
     assert MatchEvent.objects.filter(match_id=match_id).count() > events_before
 
 
+def _timed_long_poll(client, match_id: int, *, after: int, wait: int, took: dict) -> Callable:
+    """A long poll for `_race` that records how long it was held in `took["seconds"]`."""
+
+    def poll():
+        started = time.monotonic()
+        response = client.get(f"{MATCHES}{match_id}/events/?after={after}&wait={wait}")
+        took["seconds"] = time.monotonic() - started
+        return response
+
+    return poll
+
+
 def test_long_poll_wakes_promptly_when_an_event_is_written():
-    import time
 
     players = seated_players(2)
     match_id = create_and_fill(players, ruleset="classic")
@@ -114,12 +127,7 @@ def test_long_poll_wakes_promptly_when_an_event_is_written():
     actor = client_for(user)
     seq = Match.objects.get(pk=match_id).event_seq
     waited = {}
-
-    def poll():
-        started = time.monotonic()
-        response = watcher.get(f"{MATCHES}{match_id}/events/?after={seq}&wait=20")
-        waited["seconds"] = time.monotonic() - started
-        return response
+    poll = _timed_long_poll(watcher, match_id, after=seq, wait=20, took=waited)
 
     def act():
         time.sleep(1.0)
@@ -147,8 +155,6 @@ def test_long_poll_times_out_empty():
 
 
 def test_long_poll_sees_an_event_soon_though_its_listener_died():
-    import time
-
     from games.apis import RECHECK_SECONDS
     from games.notify import listener
 
@@ -159,12 +165,7 @@ def test_long_poll_sees_an_event_soon_though_its_listener_died():
     actor = client_for(user)
     seq = Match.objects.get(pk=match_id).event_seq
     waited = {}
-
-    def poll():
-        started = time.monotonic()
-        response = watcher.get(f"{MATCHES}{match_id}/events/?after={seq}&wait=30")
-        waited["seconds"] = time.monotonic() - started
-        return response
+    poll = _timed_long_poll(watcher, match_id, after=seq, wait=30, took=waited)
 
     def kill_listener_then_act():
         time.sleep(1.0)  # the poll is registered and waiting
@@ -183,12 +184,7 @@ def test_long_poll_sees_an_event_soon_though_its_listener_died():
     # The next long poll starts a new listener, which wakes it promptly again.
     seq = Match.objects.get(pk=match_id).event_seq
     late = {}
-
-    def poll_again():
-        started = time.monotonic()
-        response = watcher.get(f"{MATCHES}{match_id}/events/?after={seq}&wait=30")
-        late["seconds"] = time.monotonic() - started
-        return response
+    poll_again = _timed_long_poll(watcher, match_id, after=seq, wait=30, took=late)
 
     def act_again():
         time.sleep(1.0)
