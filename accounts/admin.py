@@ -6,7 +6,7 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from accounts.models import ApiToken, User
-from config.admin import FilterLookupsOnly
+from core.admin import FilterLookupsOnly
 from ledger.models import Account, AccountKind
 from ledger.selectors import transfers_for_wallet
 from moderation import services as moderation

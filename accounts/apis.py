@@ -30,7 +30,7 @@ from accounts.throttles import (
     RegisterIpThrottle,
     RegisterUsernameThrottle,
 )
-from games.idempotency import IDEMPOTENCY_HEADER, IdempotentView, idempotent
+from core.idempotency import IDEMPOTENCY_HEADER, IdempotentView, idempotent
 from ledger.selectors import wallet_balance
 
 

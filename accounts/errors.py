@@ -1,4 +1,4 @@
-from config.errors import DomainError
+from core.errors import DomainError
 
 
 class InvalidCredentials(DomainError):

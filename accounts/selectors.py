@@ -5,7 +5,7 @@ from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 
 from accounts.models import User, Webhook, WebhookDelivery
-from config.errors import NotFoundError
+from core.errors import NotFoundError
 
 _USERNAME = re.compile(UnicodeUsernameValidator.regex)
 _USERNAME_MAX_LENGTH = User._meta.get_field("username").max_length

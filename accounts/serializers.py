@@ -2,7 +2,7 @@ from django.contrib.auth.validators import UnicodeUsernameValidator
 from rest_framework import serializers
 
 from accounts.models import User
-from config.fields import (
+from core.fields import (
     StrictBooleanField,
     StrictCharField,
     StrictIntegerField,

@@ -10,7 +10,7 @@ from django.utils import timezone
 from accounts.errors import InvalidCredentials
 from accounts.models import ApiToken, User, Webhook, hash_token
 from accounts.webhooks import check_url
-from config.errors import DomainError, InvalidInput, NotFoundError
+from core.errors import DomainError, InvalidInput, NotFoundError
 from ledger.services import signup_grant
 
 TOKEN_PREFIX = "ld_"

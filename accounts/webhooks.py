@@ -17,7 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import Webhook, WebhookDelivery
-from config.errors import DomainError
+from core.errors import DomainError
 
 MAX_ATTEMPTS = 6
 

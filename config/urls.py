@@ -3,8 +3,8 @@ from django.urls import include, path, re_path
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from config.health import healthz
-from config.problems import API_NOT_FOUND, not_found
+from core.health import healthz
+from core.problems import API_NOT_FOUND, not_found
 
 api_v1 = [
     path("", include("accounts.urls")),
@@ -21,7 +21,7 @@ urlpatterns = [
     re_path(r"^api/", csrf_exempt(not_found), name=API_NOT_FOUND),
 ]
 
-handler400 = "config.problems.bad_request"
-handler403 = "config.problems.permission_denied"
-handler404 = "config.problems.not_found"
-handler500 = "config.problems.server_error"
+handler400 = "core.problems.bad_request"
+handler403 = "core.problems.permission_denied"
+handler404 = "core.problems.not_found"
+handler500 = "core.problems.server_error"

@@ -12,7 +12,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from config.admin import FilterLookupsOnly
+from core.admin import FilterLookupsOnly
 from games.models import ChatMessage, Match, MatchEvent, RoundRecord, Seat
 from ledger.models import Account, AccountKind, Transfer
 from moderation import services as moderation

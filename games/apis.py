@@ -10,10 +10,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.pagination import IdCursorPagination
-from config.query import parse_query
+from core.idempotency import IDEMPOTENCY_HEADER, IdempotentView, idempotent
+from core.pagination import IdCursorPagination
+from core.query import parse_query
 from games import engine, selectors, services
-from games.idempotency import IDEMPOTENCY_HEADER, IdempotentView, idempotent
 from games.notify import listener
 from games.serializers import (
     ActionInput,

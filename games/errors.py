@@ -1,4 +1,4 @@
-from config.errors import ConflictError, DomainError, NotFoundError, PermissionDeniedError
+from core.errors import ConflictError, DomainError, NotFoundError, PermissionDeniedError
 
 
 class MatchNotOpen(ConflictError):

@@ -152,22 +152,3 @@ class ChatMessage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.author_id}: {self.text[:40]}"
-
-
-class IdempotencyRecord(models.Model):
-    """The first response to a mutating POST sent with an `Idempotency-Key`."""
-
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    key = models.CharField(max_length=255)
-    request_hash = models.CharField(max_length=64)
-    response_status = models.PositiveSmallIntegerField(null=True, blank=True)
-    response_body = models.JSONField(null=True, blank=True)
-    created_at = models.DateTimeField(default=timezone.now, db_index=True)
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["user", "key"], name="games_idempotency_unique"),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.key} ({self.user_id})"

@@ -1,7 +1,7 @@
 from rest_framework import serializers
 
 from accounts.serializers import PlayerRef
-from config.fields import StrictBooleanField, StrictCharField, StrictIntegerField
+from core.fields import StrictBooleanField, StrictCharField, StrictIntegerField
 from games import engine
 from games.bots import STRATEGIES
 

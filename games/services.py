@@ -12,7 +12,7 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from accounts.models import User, Webhook
-from config.errors import DomainError, InvalidInput
+from core.errors import DomainError, InvalidInput
 from games import chips, engine
 from games.engine import strategies
 from games.errors import (

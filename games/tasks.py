@@ -40,10 +40,3 @@ def apply_turn_timeout(match_id: int, version: int) -> bool:
 @shared_task(acks_late=True)
 def sweep_due_turns() -> int:
     return services.sweep_due_turns()
-
-
-@shared_task(acks_late=True)
-def purge_idempotency_records() -> int:
-    from games.idempotency import purge_expired
-
-    return purge_expired()

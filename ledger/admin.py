@@ -13,7 +13,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from config.admin import FilterLookupsOnly, ReadOnlyAdmin
+from core.admin import FilterLookupsOnly, ReadOnlyAdmin
 from ledger import services
 from ledger.errors import LedgerError
 from ledger.models import Account, AccountKind, Transfer

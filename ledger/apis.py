@@ -3,7 +3,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.pagination import IdCursorPagination
+from core.pagination import IdCursorPagination
 from ledger import selectors
 from ledger.serializers import TransactionOutput, transaction_payload
 

@@ -1,6 +1,6 @@
-"""Typed ledger errors with stable codes (turned into problem+json by config.problems)."""
+"""Typed ledger errors with stable codes (turned into problem+json by core.problems)."""
 
-from config.errors import DomainError
+from core.errors import DomainError
 
 
 class LedgerError(DomainError):

@@ -7,7 +7,7 @@ from django.http import HttpRequest
 from django.template.response import TemplateResponse
 from django.urls import path
 
-from config.admin import FilterLookupsOnly, ReadOnlyAdmin
+from core.admin import FilterLookupsOnly, ReadOnlyAdmin
 from ledger.admin import AccountAdmin
 from ledger.models import Account
 from ledger.services import Movement

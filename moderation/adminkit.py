@@ -12,7 +12,7 @@ from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.utils import timezone
 
-from config.errors import DomainError
+from core.errors import DomainError
 
 
 class ReasonForm(forms.Form):

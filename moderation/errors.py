@@ -1,4 +1,4 @@
-from config.errors import ConflictError, DomainError, PermissionDeniedError
+from core.errors import ConflictError, DomainError, PermissionDeniedError
 
 
 class ModerationError(DomainError):

@@ -33,6 +33,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "core",
     "accounts",
     "ledger",
     "games",
@@ -40,10 +41,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "config.middleware.RequestIdLoggingMiddleware",
-    "config.middleware.ProblemFallbackMiddleware",
+    "core.middleware.RequestIdLoggingMiddleware",
+    "core.middleware.ProblemFallbackMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    "config.middleware.RequestGuardMiddleware",
+    "core.middleware.RequestGuardMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -146,7 +147,7 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.authentication.BearerTokenAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["config.parsers.SafeJSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["core.parsers.SafeJSONParser"],
     "DEFAULT_THROTTLE_CLASSES": [
         "accounts.throttles.PerUserThrottle",
         "accounts.throttles.PerIpAnonThrottle",
@@ -160,7 +161,7 @@ REST_FRAMEWORK = {
         "login_username": env.str("THROTTLE_LOGIN_USERNAME", default="10/min"),
         "chat": env.str("THROTTLE_CHAT", default="20/min"),
     },
-    "EXCEPTION_HANDLER": "config.problems.problem_exception_handler",
+    "EXCEPTION_HANDLER": "core.problems.problem_exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     "NUM_PROXIES": env.int("NUM_PROXIES", default=0),
@@ -181,7 +182,7 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "config.schema.add_problem_responses",
+        "core.schema.add_problem_responses",
     ],
     "APPEND_COMPONENTS": {
         "securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer"}},
@@ -194,7 +195,7 @@ SPECTACULAR_SETTINGS = {
 # DATA_UPLOAD_MAX_MEMORY_SIZE (which still guards the admin's forms) does not apply.
 API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=64 * 1024)
 # CSRF failures on API paths are problem+json; the admin keeps Django's page.
-CSRF_FAILURE_VIEW = "config.problems.csrf_failure"
+CSRF_FAILURE_VIEW = "core.problems.csrf_failure"
 
 # Starting chips granted to every new account by a ledger transfer from the house.
 SIGNUP_CHIPS = env.int("SIGNUP_CHIPS", default=1000)
@@ -217,7 +218,7 @@ LOG_LEVEL = env.str("LOG_LEVEL", default="INFO")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"json": {"()": "config.logging.JsonFormatter"}},
+    "formatters": {"json": {"()": "core.logging.JsonFormatter"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "json"}},
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {
@@ -240,7 +241,7 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expires": 10},
     },
     "purge-idempotency-records": {
-        "task": "games.tasks.purge_idempotency_records",
+        "task": "core.tasks.purge_idempotency_records",
         "schedule": 3600.0,
         "options": {"expires": 600},
     },

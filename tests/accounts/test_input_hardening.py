@@ -15,8 +15,8 @@ from rest_framework.test import APIRequestFactory
 from accounts import services
 from accounts.models import ApiToken, User
 from accounts.throttles import LoginUsernameThrottle, RegisterUsernameThrottle
-from config.errors import InvalidInput
-from config.parsers import SafeJSONParser
+from core.errors import InvalidInput
+from core.parsers import SafeJSONParser
 from ledger.models import Account, Transfer
 from tests.factories import DEFAULT_PASSWORD, UserFactory
 

@@ -64,7 +64,7 @@ def test_every_line_logged_while_serving_a_request_carries_its_id():
 
     from django.test import Client
 
-    from config.logging import JsonFormatter
+    from core.logging import JsonFormatter
 
     client = Client(raise_request_exception=False)
 

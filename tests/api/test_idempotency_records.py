@@ -12,10 +12,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.test import APIRequestFactory, force_authenticate
 
+from core.idempotency import ABANDONED_AFTER, KEEP_FOR, idempotent, purge_expired
+from core.models import IdempotencyRecord
+from core.tasks import purge_idempotency_records
 from games.apis import MatchApiBase
-from games.idempotency import ABANDONED_AFTER, KEEP_FOR, idempotent, purge_expired
-from games.models import IdempotencyRecord, Match
-from games.tasks import purge_idempotency_records
+from games.models import Match
 from tests.conftest import client_for
 from tests.factories import PlayerFactory, UserFactory
 

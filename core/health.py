@@ -4,7 +4,7 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from kombu import Connection
 
-from config.problems import problem_response
+from core.problems import problem_response
 
 
 def _database_ok() -> bool:

@@ -19,9 +19,9 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.errors import ConflictError, DomainError
-from config.parsers import UNSTORABLE_CHARACTERS
-from games.models import IdempotencyRecord
+from core.errors import ConflictError, DomainError
+from core.models import IdempotencyRecord
+from core.parsers import UNSTORABLE_CHARACTERS
 
 logger = logging.getLogger(__name__)
 

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
-from config.logging import current_request_id
-from config.problems import PROBLEM_CONTENT_TYPE, is_api_path, problem_response
+from core.logging import current_request_id
+from core.problems import PROBLEM_CONTENT_TYPE, is_api_path, problem_response
 
 logger = logging.getLogger("liarsdice.request")
 
