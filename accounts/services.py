@@ -88,3 +88,14 @@ def webhook_delete(*, user: User, webhook_id: int) -> None:
     deleted = Webhook.objects.filter(user=user, pk=webhook_id, active=True).update(active=False)
     if not deleted:
         raise NotFoundError(f"No webhook {webhook_id}.")
+
+
+def user_deactivate(*, user: User) -> int:
+    """Deactivates `user` (locked by the caller) and revokes their API tokens; the token
+    check and the session backend refuse inactive users from the commit on. Returns how
+    many tokens were revoked."""
+    user.is_active = False
+    user.save(update_fields=["is_active"])
+    return ApiToken.objects.filter(user=user, revoked_at__isnull=True).update(
+        revoked_at=timezone.now()
+    )

@@ -91,7 +91,7 @@ def main() -> int:
             started = time.monotonic()
             ids = []
             for _ in range(args.matches):
-                match = game_services.match_create(
+                change = game_services.match_create(
                     user=PlayerFactory(),
                     ruleset="classic",
                     max_players=2,
@@ -99,7 +99,7 @@ def main() -> int:
                     bots=["cautious"],
                     on_timeout="auto",
                 )
-                ids.append(match.pk)
+                ids.append(change.match.pk)
             limit = started + args.turn_seconds * 4 + 120
             while time.monotonic() < limit:
                 active = Match.objects.filter(pk__in=ids, status="active").count()

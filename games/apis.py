@@ -14,6 +14,7 @@ from core.idempotency import IDEMPOTENCY_HEADER, IdempotentView, idempotent
 from core.pagination import IdCursorPagination
 from core.query import parse_query
 from games import engine, selectors, services
+from games.models import Match
 from games.notify import listener
 from games.serializers import (
     ActionInput,
@@ -33,6 +34,7 @@ from games.serializers import (
     RoundsOutput,
     RulesetOutput,
 )
+from games.services import MatchChange
 from games.throttles import ChatThrottle
 
 # How long a long poll sleeps at most before reading the events again itself.
@@ -74,8 +76,15 @@ def offset_page(name: str, item: serializers.Serializer) -> serializers.Serializ
 
 
 class MatchApiBase(IdempotentView, APIView):
-    def match_response(self, match, code: int = status.HTTP_200_OK) -> Response:
+    def match_response(self, match: Match, code: int = status.HTTP_200_OK) -> Response:
         return Response(selectors.match_view(match=match, user=self.request.user), status=code)
+
+    def change_response(self, change: MatchChange, code: int = status.HTTP_200_OK) -> Response:
+        """The match a service just changed, reusing the seats and state it loaded."""
+        view = selectors.match_view(
+            match=change.match, user=self.request.user, seats=change.seats, state=change.state
+        )
+        return Response(view, status=code)
 
 
 class RulesetListApi(APIView):
@@ -124,8 +133,8 @@ class MatchListCreateApi(MatchApiBase):
         payload.is_valid(raise_exception=True)
         data = dict(payload.validated_data)
         data["bots"] = [b["strategy"] for b in data.get("bots", [])]
-        match = services.match_create(user=request.user, **data)
-        return self.match_response(match, status.HTTP_201_CREATED)
+        change = services.match_create(user=request.user, **data)
+        return self.change_response(change, status.HTTP_201_CREATED)
 
 
 class MatchDetailApi(MatchApiBase):
@@ -148,8 +157,8 @@ class MatchJoinApi(MatchApiBase):
     def post(self, request: Request, match_id: int) -> Response:
         payload = JoinInput(data=request.data)
         payload.is_valid(raise_exception=True)
-        match = services.match_join(match_id=match_id, user=request.user, **payload.validated_data)
-        return self.match_response(match)
+        change = services.match_join(match_id=match_id, user=request.user, **payload.validated_data)
+        return self.change_response(change)
 
 
 class MatchLeaveApi(MatchApiBase):
@@ -162,7 +171,7 @@ class MatchLeaveApi(MatchApiBase):
     )
     @idempotent
     def post(self, request: Request, match_id: int) -> Response:
-        return self.match_response(services.match_leave(match_id=match_id, user=request.user))
+        return self.change_response(services.match_leave(match_id=match_id, user=request.user))
 
 
 class MatchBotsApi(MatchApiBase):
@@ -177,10 +186,10 @@ class MatchBotsApi(MatchApiBase):
     def post(self, request: Request, match_id: int) -> Response:
         payload = BotInput(data=request.data)
         payload.is_valid(raise_exception=True)
-        match = services.match_add_bot(
+        change = services.match_add_bot(
             match_id=match_id, user=request.user, **payload.validated_data
         )
-        return self.match_response(match)
+        return self.change_response(change)
 
 
 class MatchStartApi(MatchApiBase):
@@ -193,7 +202,7 @@ class MatchStartApi(MatchApiBase):
     )
     @idempotent
     def post(self, request: Request, match_id: int) -> Response:
-        return self.match_response(services.match_start(match_id=match_id, user=request.user))
+        return self.change_response(services.match_start(match_id=match_id, user=request.user))
 
 
 class MatchActionApi(MatchApiBase):
@@ -210,10 +219,10 @@ class MatchActionApi(MatchApiBase):
         payload.is_valid(raise_exception=True)
         action = dict(payload.validated_data)
         expected = action.pop("expected_version", None)
-        match = services.action_submit(
+        change = services.action_submit(
             match_id=match_id, user=request.user, action=action, expected_version=expected
         )
-        return self.match_response(match, status.HTTP_201_CREATED)
+        return self.change_response(change, status.HTTP_201_CREATED)
 
 
 class MatchEventsApi(MatchApiBase):

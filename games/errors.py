@@ -37,3 +37,13 @@ class RulesRejected(DomainError):
     """An engine IllegalAction or InvalidRules, carried with its stable code."""
 
     title = "Not allowed by the rules"
+
+
+class MatchEnded(ConflictError):
+    """A match already finished or aborted, for an action on a match in play or a lobby."""
+
+    code = "match_ended"
+
+
+class MessageHidden(ConflictError):
+    code = "message_hidden"

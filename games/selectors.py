@@ -53,11 +53,16 @@ def match_summary(match: Match, seats: list[Seat]) -> dict[str, Any]:
     }
 
 
-def match_view(*, match: Match, user: User | None) -> dict[str, Any]:
-    """The match as `user` may see it (a seated player, or a spectator)."""
-    seats = getattr(match, "loaded_seats", None) or list(
-        match.seats.select_related("player").order_by("seat")
-    )
+def match_view(
+    *,
+    match: Match,
+    user: User | None,
+    seats: list[Seat] | None = None,
+    state: "engine.State | None" = None,
+) -> dict[str, Any]:
+    """The match as `user` may see it (a seated player, or a spectator). `seats` and
+    `state`, when a service has just loaded them (its `MatchChange`), are reused."""
+    seats = seats or list(match.seats.select_related("player").order_by("seat"))
     your = next((s.seat for s in seats if user is not None and s.player_id == user.pk), None)
     balances = {"stacks": {}, "round": 0, "game": 0}
     if match.buy_in:
@@ -71,7 +76,6 @@ def match_view(*, match: Match, user: User | None) -> dict[str, Any]:
             elif kind == AccountKind.GAME_POT:
                 balances["game"] = balance
 
-    state = getattr(match, "loaded_state", None)
     if state is None and match.state:
         state = engine.State.from_json(match.state)
     view = engine.view_for(state, your) if state is not None else None
@@ -143,6 +147,26 @@ def match_view(*, match: Match, user: User | None) -> dict[str, Any]:
         "winner_seats": list(match.winner_seats),
         "event_seq": match.event_seq,
     }
+
+
+def hidden_dice(*, match: Match) -> dict[str, Any] | None:
+    """The current round's dice of every seat (the poker box), from the engine state:
+    what no player may see. None when no round is in play. Callers check permissions
+    and audit the look."""
+    if not match.state:
+        return None
+    state = engine.State.from_json(match.state)
+    if state.round is None or state.finished:
+        return None
+    if state.rules.is_poker:
+        dice = {"box": engine.seat_dice(state, state.round.turn)}
+    else:
+        dice = {
+            str(seat): engine.seat_dice(state, seat)
+            for seat in range(state.n_players)
+            if state.live[seat]
+        }
+    return {"round": state.round.number, "dice": dice}
 
 
 def events_after(*, match: Match, after: int, limit: int = 200) -> list[dict[str, Any]]:

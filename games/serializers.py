@@ -3,7 +3,7 @@ from rest_framework import serializers
 from accounts.serializers import PlayerRef
 from core.fields import StrictBooleanField, StrictCharField, StrictIntegerField
 from games import engine
-from games.bots import STRATEGIES
+from games.services.bot_players import STRATEGIES
 
 PRESET_NAMES = sorted(engine.PRESETS)
 

@@ -15,6 +15,9 @@ from moderation.models import AuditAction, AuditRecord, SuspicionReport
 from moderation.selectors import MAX_REPORT_DAYS, suspicion_report
 from moderation.services import audit_record
 
+# Registers the match, chat and player admins: moderation's too, as each action is audited.
+from . import match_admin, user_admin  # noqa: F401
+
 
 @admin.register(AuditRecord)
 class AuditRecordAdmin(FilterLookupsOnly, ReadOnlyAdmin):

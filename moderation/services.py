@@ -1,7 +1,7 @@
 """Moderation actions. Each one runs in one transaction with the audit record it writes:
-either both happen or neither does. Match actions lock the match row first, as the game
-services do, and reuse their building blocks (`_lock`, `_append_events`,
-`_timeout_locked`) so a moderator's change looks to players like any other change."""
+either both happen or neither does. An action on matches or seats checks its target,
+calls one public games service (which locks as `games.services.locks` orders), then
+writes the audit record; a moderator's change looks to players like any other change."""
 
 from datetime import datetime
 from typing import Any
@@ -9,13 +9,11 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.models import ApiToken, User
-from games import chips, engine
+from accounts.models import User
+from games import selectors as game_selectors
 from games import services as games
-from games.engine.pokerdice import poker_round_record
-from games.engine.pool import round_record
-from games.errors import MatchNotActive
-from games.models import ChatMessage, Match, RoundRecord, Seat
+from games.errors import MatchEnded, MessageHidden
+from games.models import ChatMessage, Match
 from moderation.errors import NotAllowed, NothingToDo, ReasonRequired
 from moderation.models import AuditAction, AuditRecord
 
@@ -53,100 +51,44 @@ def audit_record(
 
 @transaction.atomic
 def match_abort(*, match_id: int, moderator: User, reason: str) -> Match:
-    """Ends an open or running match: every chip goes back as RULES.md 1.8 says (what each
-    player put into unsettled pots, then their stack), and players see `match_aborted`."""
+    """Ends an open or running match (`games.services.match_abort`: refunds, the round in
+    play revealed with its salts, `match_aborted` for the players) and audits it."""
     reason = _reason(reason)
-    match = games._lock(match_id)
-    if match.status not in (Match.Status.OPEN, Match.Status.ACTIVE):
-        raise NothingToDo(f"Match {match.pk} is {match.status}; only open or active ones abort.")
-    was = match.status
-    revealed = _reveal_current_round(match)
-    moves = chips.refund_match(match=match, actor=moderator)
-    match.status = Match.Status.ABORTED
-    match.finished_at = timezone.now()
-    match.turn_seat = None
-    match.turn_deadline = None
-    match.version += 1
-    # The moderator's reason stays in the audit trail; players see that a moderator did it.
-    event: dict[str, Any] = {
-        "type": "match_aborted",
-        "reason": "aborted by a moderator",
-        "chips": moves,
-    }
-    if revealed is not None:
-        event["round"] = revealed
-    games._append_events(match, [event])
-    match.save(
-        update_fields=[
-            "status",
-            "finished_at",
-            "turn_seat",
-            "turn_deadline",
-            "version",
-            "event_seq",
-        ]
-    )
+    try:
+        aborted = games.match_abort(match_id=match_id, actor=moderator)
+    except MatchEnded as exc:
+        raise NothingToDo(str(exc)) from exc
+    match = aborted.change.match
     audit_record(
         actor=moderator,
         action=AuditAction.MATCH_ABORT,
         reason=reason,
         target=str(match),
         match=match,
-        details={"status_before": was, "chips": moves},
+        details={"status_before": aborted.status_before, "chips": aborted.chips},
     )
     return match
-
-
-def _reveal_current_round(match: Match) -> dict[str, Any] | None:
-    """Records the round in play, in full as a voided round is (every die, the
-    commitments and their salts), so players can check the dice they were committed to."""
-    if not match.state:
-        return None
-    state = engine.State.from_json(match.state)
-    r = state.round
-    if r is None or state.finished:
-        return None
-    if state.rules.is_poker:
-        record = poker_round_record(r, r.actions, None)
-    else:
-        record = round_record(state, r, r.actions, None)
-    secret = match.secrets or {}
-    record["aborted"] = True
-    record["dice_commitments"] = secret.get("commitments", {})
-    record["salts"] = {
-        s: v for s, v in secret.get("salts", {}).items() if s in record["dice_commitments"]
-    }
-    record["chips"] = list(secret.get("chips", []))
-    RoundRecord.objects.create(match=match, number=record["number"], record=record)
-    return record
 
 
 @transaction.atomic
 def turn_force_timeout(*, match_id: int, moderator: User, reason: str) -> Match:
     """Applies the match's timeout policy to the current turn now, as if its deadline had
-    passed (for a turn stuck on a lost task or an absent player)."""
+    passed (for a turn stuck on a lost task or an absent player), and audits it."""
     reason = _reason(reason)
-    match = games._lock(match_id)
-    if match.status != Match.Status.ACTIVE or match.turn_seat is None:
-        raise MatchNotActive(f"Match {match.pk} is {match.status}: no turn to time out.")
-    seat = match.turn_seat
-    player = Seat.objects.select_related("player").get(match=match, seat=seat).player
-    deadline, version = match.turn_deadline, match.version
-    match.turn_deadline = timezone.now()
-    if not games._timeout_locked(match):  # pragma: no cover - guarded above
-        raise NothingToDo("The turn could not be timed out.")
+    forced = games.turn_force_timeout(match_id=match_id)
+    match = forced.change.match
     audit_record(
         actor=moderator,
         action=AuditAction.TURN_FORCE_TIMEOUT,
         reason=reason,
-        target=f"seat {seat} of {match}",
-        target_user=player,
+        target=f"seat {forced.seat} of {match}",
+        target_user=forced.player,
         match=match,
         details={
-            "seat": seat,
-            "version_before": version,
-            "deadline_was": deadline.isoformat() if deadline else None,
-            "policy": match.on_timeout,
+            "seat": forced.seat,
+            "version_before": forced.version_before,
+            "deadline_was": forced.deadline_was.isoformat() if forced.deadline_was else None,
+            "policy": forced.policy,
         },
     )
     return match
@@ -162,75 +104,28 @@ def _check_target(player: User, moderator: User) -> None:
         raise NotAllowed("Only a superuser can act on staff accounts.")
 
 
-def _seated_match_ids(user_id: int) -> list[int]:
-    return list(
-        Seat.objects.filter(
-            player_id=user_id, match__status__in=(Match.Status.OPEN, Match.Status.ACTIVE)
-        )
-        .order_by("match_id")
-        .values_list("match_id", flat=True)
-    )
-
-
-def _lobbies_left_and_turns_due(player: User) -> tuple[list[int], list[int]]:
-    """A banned player leaves every open lobby; in running matches their turns go to the
-    timeout policy (`_deadline` gives an inactive player no time; a turn that is theirs
-    right now gets a deadline of now, applied by the timeout task or the beat sweep)."""
-    from games import tasks
-
-    left = []
-    for match_id in (
-        Seat.objects.filter(player=player, match__status=Match.Status.OPEN)
-        .order_by("match_id")
-        .values_list("match_id", flat=True)
-    ):
-        games.match_leave(match_id=match_id, user=player)
-        left.append(match_id)
-    due = []
-    for match_id, number in (
-        Seat.objects.filter(player=player, match__status=Match.Status.ACTIVE)
-        .order_by("match_id")
-        .values_list("match_id", "seat")
-    ):
-        match = games._lock(match_id)
-        if match.status == Match.Status.ACTIVE and match.turn_seat == number:
-            match.turn_deadline = timezone.now()
-            match.save(update_fields=["turn_deadline"])
-            tasks.schedule_turn_timeout(
-                match_id=match.pk, version=match.version, deadline=match.turn_deadline
-            )
-            due.append(match_id)
-    return left, due
-
-
 @transaction.atomic
 def player_ban(*, user_id: int, moderator: User, reason: str) -> User:
+    """Bans a player (`games.services.player_banned`: the account deactivated, its tokens
+    revoked, its lobbies left, its turns to the timeout policy) and audits it."""
     reason = _reason(reason)
-    # Play locks a match, then its players' user rows (`games._finish`); the ban locks in
-    # that order too (the player's matches by id, then the user), so neither waits on the
-    # other. Matches joined after this read are lobbies, whose services lock no user.
-    for match_id in _seated_match_ids(user_id):
-        games._lock(match_id)
-    # Locked before the check: of two bans at once, the second finds the player banned.
-    player = User.objects.select_for_update().get(pk=user_id)
-    _check_target(player, moderator)
-    if not player.is_active:
+    _check_target(User.objects.get(pk=user_id), moderator)
+    banned = games.player_banned(user_id=user_id)
+    if banned is None:
+        player = User.objects.get(pk=user_id)
         raise NothingToDo(f"{player.username} is already banned.")
-    # Deactivated first, in this transaction, so `_deadline` sees it for the seats below;
-    # the token check and the session backend refuse inactive users from the commit on.
-    player.is_active = False
-    player.save(update_fields=["is_active"])
-    revoked = ApiToken.objects.filter(user=player, revoked_at__isnull=True).update(
-        revoked_at=timezone.now()
-    )
-    left, due = _lobbies_left_and_turns_due(player)
+    player = banned.player
     audit_record(
         actor=moderator,
         action=AuditAction.PLAYER_BAN,
         reason=reason,
         target=player.username,
         target_user=player,
-        details={"tokens_revoked": revoked, "lobbies_left": left, "turns_timed_out": due},
+        details={
+            "tokens_revoked": banned.tokens_revoked,
+            "lobbies_left": banned.lobbies_left,
+            "turns_timed_out": banned.turns_due,
+        },
     )
     return player
 
@@ -304,15 +199,13 @@ def player_unmute(*, user_id: int, moderator: User, reason: str) -> User:
 
 @transaction.atomic
 def message_hide(*, message_id: int, moderator: User, reason: str) -> ChatMessage:
-    """Hides a chat message from the API (`messages_visible` leaves it out); kept for the
-    record, with the reason."""
+    """Hides a chat message from the API (`games.services.message_hide`), kept for the
+    record with the reason, and audits it."""
     reason = _reason(reason)
-    message = ChatMessage.objects.select_for_update().select_related("author").get(pk=message_id)
-    if message.hidden_at is not None:
-        raise NothingToDo(f"Message {message.pk} is already hidden.")
-    message.hidden_at = timezone.now()
-    message.hidden_reason = reason[:200]
-    message.save(update_fields=["hidden_at", "hidden_reason"])
+    try:
+        message = games.message_hide(message_id=message_id, reason=reason)
+    except MessageHidden as exc:
+        raise NothingToDo(str(exc)) from exc
     audit_record(
         actor=moderator,
         action=AuditAction.MESSAGE_HIDE,
@@ -329,28 +222,19 @@ def message_hide(*, message_id: int, moderator: User, reason: str) -> ChatMessag
 
 
 def hidden_dice_view(*, match: Match, viewer: User) -> dict[str, Any] | None:
-    """The current round's dice of every seat, from the engine state, with an audit record
-    of who looked (callers check the `moderation.view_hidden_dice` permission)."""
-    if not match.state:
+    """The current round's dice of every seat (`games.selectors.hidden_dice`), with an
+    audit record of who looked (callers check the `moderation.view_hidden_dice`
+    permission)."""
+    dice = game_selectors.hidden_dice(match=match)
+    if dice is None:
         return None
-    state = engine.State.from_json(match.state)
-    if state.round is None or state.finished:
-        return None
-    if state.rules.is_poker:
-        dice = {"box": engine.seat_dice(state, state.round.turn)}
-    else:
-        dice = {
-            str(seat): engine.seat_dice(state, seat)
-            for seat in range(state.n_players)
-            if state.live[seat]
-        }
     with transaction.atomic():
         audit_record(
             actor=viewer,
             action=AuditAction.HIDDEN_DICE_VIEW,
             reason="viewed the hidden dice of the current round",
-            target=f"round {state.round.number} of {match}",
+            target=f"round {dice['round']} of {match}",
             match=match,
-            details={"round": state.round.number, "version": match.version},
+            details={"round": dice["round"], "version": match.version},
         )
-    return {"round": state.round.number, "dice": dice}
+    return dice

@@ -12,8 +12,9 @@ from django.utils import timezone
 
 from accounts.models import WebhookDelivery
 from accounts.services import webhook_create
-from games import services, tasks
+from games import engine, services
 from games.models import Match, MatchEvent, Seat
+from games.services import schedule
 from ledger.models import Account
 from tests.factories import PlayerFactory
 
@@ -22,15 +23,15 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture(autouse=True)
 def _seeded_dice(monkeypatch):
-    monkeypatch.setattr("games.services.SECURE_DICE", random.Random(8))
+    monkeypatch.setattr("games.fairness.SECURE_DICE", random.Random(8))
 
 
 def _two_humans(ruleset: str = "classic", **kwargs) -> Match:
     alice, bob = PlayerFactory(), PlayerFactory()
     match = services.match_create(
         user=alice, ruleset=ruleset, max_players=2, turn_seconds=30, **kwargs
-    )
-    return services.match_join(match_id=match.pk, user=bob)
+    ).match
+    return services.match_join(match_id=match.pk, user=bob).match
 
 
 def _expire(match: Match) -> None:
@@ -95,9 +96,7 @@ def test_auto_puts_a_player_out_after_max_timeouts_in_a_row():
             _expire(match)
             services.turn_timeout(match_id=match.pk, version=match.version)
         else:
-            legal = services.engine.legal_actions(
-                services.engine.State.from_json(match.state), seat.seat
-            )
+            legal = engine.legal_actions(engine.State.from_json(match.state), seat.seat)
             action = (
                 {"type": "challenge"}
                 if any(a["type"] == "challenge" for a in legal)
@@ -127,7 +126,7 @@ def test_bot_task_runs_once_and_only_at_its_version():
     human = PlayerFactory()
     match = services.match_create(
         user=human, ruleset="classic", max_players=2, turn_seconds=30, bots=["cautious"]
-    )
+    ).match
     match.refresh_from_db()
     if match.turn_seat == 0:
         services.action_submit(
@@ -142,8 +141,10 @@ def test_bot_task_runs_once_and_only_at_its_version():
 
 def test_a_third_party_bot_plays_for_itself_not_through_the_server():
     human, program = PlayerFactory(), PlayerFactory(is_bot=True)
-    match = services.match_create(user=human, ruleset="classic", max_players=2, turn_seconds=30)
-    match = services.match_join(match_id=match.pk, user=program)
+    match = services.match_create(
+        user=human, ruleset="classic", max_players=2, turn_seconds=30
+    ).match
+    match = services.match_join(match_id=match.pk, user=program).match
     if match.turn_seat == 0:
         services.action_submit(
             match_id=match.pk, user=human, action={"type": "bid", "quantity": 1, "face": 2}
@@ -163,7 +164,7 @@ def _poker_after_a_junk_opening(**kwargs) -> Match:
     opener = Seat.objects.get(match=match, seat=match.turn_seat).player
     return services.action_submit(
         match_id=match.pk, user=opener, action={"type": "bid", "hand": ["junk"]}
-    )
+    ).match
 
 
 def _events_after(match: Match, seq: int) -> list[dict]:
@@ -236,8 +237,10 @@ def test_steps_inside_a_turn_keep_its_deadline_and_notify_once():
     alice, bob = PlayerFactory(), PlayerFactory()
     for player in (alice, bob):
         webhook_create(user=player, url="http://127.0.0.1:9/hook")
-    match = services.match_create(user=alice, ruleset="poker_dice", max_players=2, turn_seconds=30)
-    match = services.match_join(match_id=match.pk, user=bob)
+    match = services.match_create(
+        user=alice, ruleset="poker_dice", max_players=2, turn_seconds=30
+    ).match
+    match = services.match_join(match_id=match.pk, user=bob).match
     seats = {s.seat: s.player for s in Seat.objects.filter(match=match)}
     opener, responder = seats[match.turn_seat], seats[1 - match.turn_seat]
     services.action_submit(match_id=match.pk, user=opener, action={"type": "bid", "hand": ["junk"]})
@@ -286,11 +289,11 @@ def test_a_deadline_past_the_max_eta_gets_no_task_and_the_sweep_times_it_out(
     settings.TIMEOUT_TASK_MAX_ETA_SECONDS = 20
     match = _two_humans()  # turn_seconds=30
     with django_capture_on_commit_callbacks() as far:
-        tasks.schedule_turn_timeout(
+        schedule.schedule_turn_timeout(
             match_id=match.pk, version=match.version, deadline=match.turn_deadline
         )
     with django_capture_on_commit_callbacks() as near:
-        tasks.schedule_turn_timeout(
+        schedule.schedule_turn_timeout(
             match_id=match.pk, version=match.version, deadline=timezone.now() + timedelta(seconds=5)
         )
     assert (len(far), len(near)) == (0, 1)

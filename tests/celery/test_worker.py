@@ -18,8 +18,8 @@ from django.utils import timezone
 
 from accounts.services import webhook_create
 from games import services
-from games.bots import bot_account, fund_bot
 from games.models import Match, MatchEvent, RoundRecord, Seat
+from games.services.bot_players import bot_account, fund_bot
 from games.tasks import apply_turn_timeout
 from ledger.models import Account
 from tests.celery.conftest import wait_until
@@ -74,7 +74,7 @@ def _all_bot_match(**kwargs) -> Match:
         turn_seconds=60,
         bots=["cautious", "random"],
         **kwargs,
-    )
+    ).match
 
 
 def test_an_all_bot_match_with_chips_plays_to_the_end(celery_processes):
@@ -98,7 +98,7 @@ def test_an_absent_human_is_timed_out_and_the_match_finishes(celery_processes):
         ante=1,
         on_timeout="forfeit",
         bots=["cautious"],
-    )
+    ).match
     wait_until(lambda: _status(match.pk) == "finished", timeout=60)
     timed_out = MatchEvent.objects.filter(match_id=match.pk, type="turn_timed_out")
     assert timed_out.count() == 1
@@ -149,7 +149,7 @@ def test_webhook_receiver_gets_verifiable_signatures(celery_processes):
         webhook_create(user=human, url=f"http://127.0.0.1:{server.server_port}/hook", secret=secret)
         match = services.match_create(
             user=human, ruleset="classic", max_players=2, turn_seconds=60, bots=["random"]
-        )
+        ).match
         wait_until(lambda: Match.objects.get(pk=match.pk).turn_seat == 0, timeout=30)
         wait_until(lambda: _Receiver.received, timeout=30)
     finally:
@@ -169,8 +169,8 @@ def _two_humans(**kwargs) -> Match:
     alice, bob = PlayerFactory(), PlayerFactory()
     match = services.match_create(
         user=alice, ruleset="classic", max_players=2, turn_seconds=600, **kwargs
-    )
-    return services.match_join(match_id=match.pk, user=bob)
+    ).match
+    return services.match_join(match_id=match.pk, user=bob).match
 
 
 def _expire(match_id: int) -> None:
@@ -225,7 +225,7 @@ def test_an_absent_poker_player_is_timed_out_once_per_turn(celery_processes):
         turn_seconds=1,
         max_timeouts=3,
         bots=["cautious"],
-    )
+    ).match
     wait_until(lambda: _status(match.pk) == "finished", timeout=90)
     plays = [
         e

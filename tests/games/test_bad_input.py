@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture(autouse=True)
 def _seeded_dice(monkeypatch):
-    monkeypatch.setattr("games.services.SECURE_DICE", random.Random(42))
+    monkeypatch.setattr("games.fairness.SECURE_DICE", random.Random(42))
 
 
 def snapshot(match_id: int) -> tuple:

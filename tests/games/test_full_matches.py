@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture(autouse=True)
 def _seeded_dice(monkeypatch):
-    monkeypatch.setattr("games.services.SECURE_DICE", random.Random(1987))
+    monkeypatch.setattr("games.fairness.SECURE_DICE", random.Random(1987))
 
 
 CHIPS = {"buy_in": 50, "ante": 1}

@@ -38,7 +38,7 @@ REVEALED = {"last_round", "rounds", "round_finished", "round_voided"}
 
 @pytest.fixture(autouse=True)
 def _seeded_dice(monkeypatch):
-    monkeypatch.setattr("games.services.SECURE_DICE", random.Random(1987))
+    monkeypatch.setattr("games.fairness.SECURE_DICE", random.Random(1987))
 
 
 def _dice_lists(node, path=(), revealed=False):

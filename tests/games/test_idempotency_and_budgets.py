@@ -27,7 +27,7 @@ CHALLENGE_QUERIES = 18
 
 @pytest.fixture(autouse=True)
 def _seeded_dice(monkeypatch):
-    monkeypatch.setattr("games.services.SECURE_DICE", random.Random(5))
+    monkeypatch.setattr("games.fairness.SECURE_DICE", random.Random(5))
 
 
 def test_replay_returns_the_first_response_and_changes_nothing():

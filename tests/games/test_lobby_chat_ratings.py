@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture(autouse=True)
 def _seeded_dice(monkeypatch):
-    monkeypatch.setattr("games.services.SECURE_DICE", random.Random(11))
+    monkeypatch.setattr("games.fairness.SECURE_DICE", random.Random(11))
 
 
 def _ids(response) -> list[int]:

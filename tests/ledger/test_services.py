@@ -329,7 +329,7 @@ def test_abort_refunds_and_cash_outs_name_the_moderator(players):
         turn_seconds=60,
         buy_in=20,
         ante=2,
-    )
+    ).match
     games.match_join(match_id=match.pk, user=players[1])  # full: the match starts
     moderator = UserFactory(is_staff=True)
     match_abort(match_id=match.pk, moderator=moderator, reason="testing the ledger")

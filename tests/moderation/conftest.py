@@ -62,7 +62,7 @@ def running_match(
         turn_seconds=60,
         buy_in=buy_in,
         ante=ante,
-    )
+    ).match
     for player in players[1:]:
         games.match_join(match_id=match.pk, user=player)
     match = Match.objects.get(pk=match.pk)

@@ -162,8 +162,9 @@ def _in_thread(call, errors: list) -> threading.Thread:
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_a_ban_waits_for_play_instead_of_deadlocking():
-    """Play holds the match and then locks its players (`games._finish`); a ban of one of
-    them at that moment must wait for the match, not hold the player and deadlock."""
+    """Play holds the match and then locks its players (`games.services.play`, at its end); a
+    ban of one of them at that moment must wait for the match, not hold the player and
+    deadlock."""
     match, players = running_match()
     moderator = make_moderator(username="mod")
     target = players[0]
@@ -171,7 +172,7 @@ def test_a_ban_waits_for_play_instead_of_deadlocking():
 
     def play():
         with transaction.atomic():
-            games._lock(match.pk)
+            games.match_lock(match.pk)
             match_locked.set()
             time.sleep(0.5)  # the ban starts meanwhile
             list(
@@ -223,7 +224,7 @@ def test_banning_a_lobby_creator_hands_the_lobby_to_the_next_player(mod_client):
     creator, second, third = PlayerFactory(), PlayerFactory(), PlayerFactory()
     lobby = games.match_create(
         user=creator, ruleset="classic", max_players=5, turn_seconds=30, bots=["cautious"]
-    )
+    ).match
     games.match_join(match_id=lobby.pk, user=second)
     games.match_join(match_id=lobby.pk, user=third)
 
@@ -251,7 +252,7 @@ def test_banning_a_creator_left_with_bots_only_ends_the_lobby(mod_client):
     creator = PlayerFactory()
     lobby = games.match_create(
         user=creator, ruleset="classic", max_players=3, turn_seconds=30, bots=["cautious"]
-    )
+    ).match
     run_action(mod_client, "user", "ban_players", [creator.pk], reason="abuse")
     lobby.refresh_from_db()
     assert lobby.status == Match.Status.ABORTED and lobby.created_by == creator
@@ -389,7 +390,7 @@ def test_abort_reveals_the_round_in_play(mod_client, moderator, ruleset):
 def test_aborting_a_lobby_records_no_round(mod_client):
     lobby = games.match_create(
         user=PlayerFactory(), ruleset="classic", max_players=3, turn_seconds=30
-    )
+    ).match
     run_action(mod_client, "match", "abort_matches", [lobby.pk], reason="spam lobby")
     assert Match.objects.get(pk=lobby.pk).status == Match.Status.ABORTED
     assert not RoundRecord.objects.filter(match=lobby).exists()

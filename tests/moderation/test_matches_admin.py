@@ -135,7 +135,7 @@ def test_list_filters_search_and_detail_page(mod_client):
     games.message_post(match_id=match.pk, user=players[0], text="nice bid")
     friendly = games.match_create(
         user=players[1], ruleset="classic", max_players=3, turn_seconds=30, bots=["cautious"]
-    )
+    ).match
     url = reverse("admin:games_match_changelist")
     counts = {
         "": 2,

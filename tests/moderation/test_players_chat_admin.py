@@ -7,6 +7,7 @@ from django.utils import timezone
 from accounts.models import ApiToken, User
 from games import services as games
 from games.models import ChatMessage, Match, MatchEvent, Seat
+from games.services.play import turn_deadline
 from moderation.models import AuditAction, AuditRecord
 from tests.conftest import client_for
 from tests.factories import PlayerFactory
@@ -28,9 +29,11 @@ def test_ban_stops_tokens_leaves_lobbies_and_hands_turns_to_the_policy(mod_clien
     assert api.get("/api/v1/me/").status_code == 200
     lobby = games.match_create(
         user=PlayerFactory(), ruleset="classic", max_players=3, turn_seconds=30
-    )
+    ).match
     games.match_join(match_id=lobby.pk, user=banned)
-    own_lobby = games.match_create(user=banned, ruleset="classic", max_players=3, turn_seconds=30)
+    own_lobby = games.match_create(
+        user=banned, ruleset="classic", max_players=3, turn_seconds=30
+    ).match
 
     response = run_action(mod_client, "user", "ban_players", [banned.pk], reason="chip dumping")
     assert response.status_code == 302
@@ -65,7 +68,7 @@ def test_a_banned_players_later_turns_are_due_at_once():
     other = next(p for i, p in enumerate(players) if i != match.turn_seat)
     User.objects.filter(pk=other.pk).update(is_active=False)
     seat = Seat.objects.select_related("player").get(match=match, player=other)
-    assert games._deadline(match, seat) <= timezone.now()
+    assert turn_deadline(match, seat) <= timezone.now()
 
 
 def test_moderators_cannot_ban_staff_or_themselves(mod_client, moderator):

@@ -1,4 +1,5 @@
-"""The moderators' view of matches and chat. Everything is read-only; the writes are the
+"""The moderators' view of matches and chat (registered for `games.Match` and
+`games.ChatMessage`, so its URLs are /admin/games/...). Everything is read-only; the writes are the
 moderation actions (abort, force a timeout, hide a message), each asking for a reason
 and going through `moderation.services`, which writes the audit record."""
 

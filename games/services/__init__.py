@@ -1,0 +1,68 @@
+"""Writes for matches, by job. Each service locks the match row (`locks`, which also
+writes down the lock order), calls the pure engine, moves chips through the ledger
+(`games.chips`), writes the new state and its events, all in one transaction, and
+returns a `MatchChange`.
+
+* `lobby`         open, join, leave, seat a bot, start
+* `play`          a seat's action and one handler per engine event it causes
+* `turns`         bot moves, timeouts (task, sweep, forced by staff)
+* `chat`          table talk
+* `interventions` staff actions on tables: abort (with refunds and the round's reveal),
+                  a banned player's seats
+* `bot_players`   the server's bot-player accounts and their funding
+* `locks`, `table`, `schedule`  shared: row locks, events and results, tasks by name
+
+The public services are re-exported here: `from games import services`.
+"""
+
+from games.services.chat import message_hide, message_post
+from games.services.interventions import (
+    MatchAborted,
+    PlayerBanned,
+    match_abort,
+    player_banned,
+    round_reveal,
+)
+from games.services.lobby import (
+    match_add_bot,
+    match_create,
+    match_join,
+    match_leave,
+    match_start,
+)
+from games.services.locks import match_lock
+from games.services.play import action_submit, rules_error
+from games.services.table import MatchChange
+from games.services.turns import (
+    SWEEP_RETRY_SECONDS,
+    ForcedTimeout,
+    bot_play,
+    sweep_due_turns,
+    turn_force_timeout,
+    turn_timeout,
+)
+
+__all__ = [
+    "SWEEP_RETRY_SECONDS",
+    "ForcedTimeout",
+    "MatchAborted",
+    "MatchChange",
+    "PlayerBanned",
+    "action_submit",
+    "bot_play",
+    "match_abort",
+    "match_add_bot",
+    "match_create",
+    "match_join",
+    "match_leave",
+    "match_lock",
+    "match_start",
+    "message_hide",
+    "message_post",
+    "player_banned",
+    "round_reveal",
+    "rules_error",
+    "sweep_due_turns",
+    "turn_force_timeout",
+    "turn_timeout",
+]

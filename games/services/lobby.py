@@ -1,0 +1,308 @@
+"""The lobby: open a match, join, leave, seat a bot, start. A full table starts itself.
+Engine calls here: `match_create` (engine.rules_from_preset, rules.is_poker),
+`_start` (engine.Rules.from_dict, engine.new_match)."""
+
+import secrets
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import User
+from core.errors import DomainError, InvalidInput
+from games import chips, engine, fairness
+from games.errors import AlreadySeated, MatchFull, MatchNotOpen, NotCreator, NotSeated
+from games.models import Match, Seat
+from games.services.bot_players import bot_account, fund_bot
+from games.services.locks import match_lock
+from games.services.play import apply_engine_events, rules_error
+from games.services.table import (
+    LOBBY_FIELDS,
+    MatchChange,
+    append_events,
+    player_ref,
+    seats_for_play,
+)
+from ledger.errors import InsufficientChips
+from ledger.selectors import wallet_balance
+
+
+def _check_wallet(user: User, amount: int) -> None:
+    """Refuses `user`, the caller, who cannot cover `amount` (their own balance is theirs
+    to see; another player's never is)."""
+    if not amount:
+        return
+    balance = wallet_balance(user=user)
+    if balance < amount:
+        raise InsufficientChips(f"You have {balance} chips; the buy-in is {amount}.")
+
+
+def _check_opener(rules: "engine.Rules", opener_seat: int | None, max_players: int) -> None:
+    if opener_seat is None:
+        return
+    if rules.is_poker or rules.first_opener != "creator":
+        raise InvalidInput(
+            {"opener_seat": ["A named opener needs the option first_opener: creator."]}
+        )
+    if not 0 <= opener_seat < max_players:
+        raise InvalidInput(
+            {"opener_seat": [f"The opener must be a seat from 0 to {max_players - 1}."]}
+        )
+
+
+@transaction.atomic
+def match_create(
+    *,
+    user: User,
+    ruleset: str,
+    options: dict[str, Any] | None = None,
+    max_players: int,
+    turn_seconds: int,
+    buy_in: int = 0,
+    ante: int = 0,
+    private: bool = False,
+    bots: list[str] | None = None,
+    on_timeout: str = Match.TimeoutPolicy.AUTO,
+    max_timeouts: int = 3,
+    opener_seat: int | None = None,
+) -> MatchChange:
+    """Opens a lobby with `user` in seat 0. `opener_seat` (first_opener `creator` only)
+    names the seat that opens round 1; should nobody sit there when the match starts
+    (it starts with fewer than `max_players`), the creator's seat opens instead."""
+    try:
+        rules = engine.rules_from_preset(ruleset, options or {})
+    except engine.EngineError as exc:
+        raise rules_error(exc) from exc
+    _check_opener(rules, opener_seat, max_players)
+    if bots and len(bots) >= max_players:
+        raise DomainError(
+            "A match needs a seat for its creator besides the bots.", code="validation_error"
+        )
+    _check_wallet(user, buy_in)
+    match = Match.objects.create(
+        ruleset=ruleset,
+        family=rules.family,
+        rules=rules.to_dict(),
+        created_by=user,
+        max_players=max_players,
+        turn_seconds=turn_seconds,
+        buy_in=buy_in,
+        ante=ante,
+        private=private,
+        invite_code=secrets.token_urlsafe(9) if private else "",
+        on_timeout=on_timeout,
+        max_timeouts=max_timeouts,
+        opener_seat=opener_seat,
+    )
+    Seat.objects.create(match=match, seat=0, player=user)
+    append_events(
+        match,
+        [
+            {
+                "type": "match_created",
+                "ruleset": ruleset,
+                "rules": match.rules,
+                "max_players": max_players,
+                "buy_in": buy_in,
+                "ante": ante,
+            },
+            {"type": "player_joined", "seat": 0, "player": player_ref(user)},
+        ],
+    )
+    for strategy in bots or []:
+        _seat_bot(match, strategy)
+    return _bump_and_maybe_start(match)
+
+
+@transaction.atomic
+def match_join(*, match_id: int, user: User, invite_code: str | None = None) -> MatchChange:
+    match = match_lock(match_id)
+    if match.status != Match.Status.OPEN:
+        # A table starts once every seat is taken: say so rather than only "not open".
+        if match.status == Match.Status.ACTIVE and match.seats.count() >= match.max_players:
+            raise MatchFull(f"All {match.max_players} seats are taken.")
+        raise MatchNotOpen("This match is not open for joining.")
+    if match.private and invite_code != match.invite_code:
+        raise DomainError(
+            "This private match needs its invite code.", code="invalid_invite_code", status=403
+        )
+    _check_wallet(user, match.buy_in)
+    _seat_player(match, user)
+    return _bump_and_maybe_start(match)
+
+
+@transaction.atomic
+def match_leave(*, match_id: int, user: User) -> MatchChange:
+    match = match_lock(match_id)
+    if match.status != Match.Status.OPEN:
+        raise MatchNotOpen("You can only leave a match before it starts.")
+    seat = match.seats.filter(player=user).select_related("player").first()
+    if seat is None:
+        raise NotSeated("You have no seat in this match.")
+    match.version += 1
+    append_events(match, _unseat(match, seat))
+    match.save(update_fields=LOBBY_FIELDS)
+    return MatchChange(match=match)
+
+
+@transaction.atomic
+def match_add_bot(*, match_id: int, user: User, strategy: str) -> MatchChange:
+    match = match_lock(match_id)
+    if match.created_by_id != user.pk:
+        raise NotCreator("Only the match's creator can add bots.")
+    if match.status != Match.Status.OPEN:
+        raise MatchNotOpen("Bots can only be added before the match starts.")
+    _check_wallet(user, match.buy_in)  # the bot may fill the table and start it
+    _seat_bot(match, strategy)
+    return _bump_and_maybe_start(match)
+
+
+@transaction.atomic
+def match_start(*, match_id: int, user: User) -> MatchChange:
+    match = match_lock(match_id)
+    if match.created_by_id != user.pk:
+        raise NotCreator("Only the match's creator can start it.")
+    if match.status != Match.Status.OPEN:
+        raise MatchNotOpen("This match has already started or ended.")
+    _check_wallet(user, match.buy_in)
+    # Whoever cannot cover the buy-in any more is unseated; should that leave one player,
+    # the refusal below rolls the unseating back too (a later joiner's start redoes it).
+    _unseat_short_of_chips(match)
+    if match.seats.count() < 2:
+        raise DomainError(
+            "A match needs at least two players who can cover its buy-in.",
+            code="not_enough_players",
+            status=409,
+        )
+    match.version += 1
+    return _start(match)
+
+
+# --- seats ---------------------------------------------------------------------------
+
+
+def _free_seat_number(match: Match) -> int:
+    taken = set(match.seats.values_list("seat", flat=True))
+    return next(n for n in range(match.max_players) if n not in taken)
+
+
+def _seat_player(match: Match, user: User) -> Seat:
+    if match.seats.filter(player=user).exists():
+        raise AlreadySeated("You already have a seat in this match.")
+    if match.seats.count() >= match.max_players:
+        raise MatchFull(f"All {match.max_players} seats are taken.")
+    seat = Seat.objects.create(match=match, seat=_free_seat_number(match), player=user)
+    append_events(match, [{"type": "player_joined", "seat": seat.seat, "player": player_ref(user)}])
+    return seat
+
+
+def _seat_bot(match: Match, strategy: str) -> Seat:
+    bot = bot_account(strategy)
+    if match.seats.filter(player=bot).exists():
+        # One account per strategy: a second bot of a strategy gets a numbered twin.
+        bot = bot_account(strategy, index=match.seats.exclude(player__bot_strategy="").count())
+    fund_bot(bot=bot, amount=match.buy_in)
+    return _seat_player(match, bot)
+
+
+def _bump_and_maybe_start(match: Match) -> MatchChange:
+    """Starts a full table. The caller (creator or joiner) has shown it can cover the
+    buy-in; anyone who no longer can is unseated, and the table waits for a new player."""
+    match.version += 1
+    if match.seats.count() >= match.max_players:
+        _unseat_short_of_chips(match)
+    if match.status == Match.Status.OPEN and match.seats.count() >= match.max_players:
+        return _start(match)
+    match.save(update_fields=LOBBY_FIELDS)
+    return MatchChange(match=match)
+
+
+def _unseat(match: Match, seat: Seat, reason: str | None = None) -> list[dict]:
+    """Frees a lobby seat and returns the events to append. A lobby left with no player
+    (bots aside) is aborted; a leaving creator hands that role on."""
+    player, number = seat.player, seat.seat
+    seat.delete()
+    left: dict[str, Any] = {"type": "player_left", "seat": number, "player": player_ref(player)}
+    if reason:
+        left["reason"] = reason
+    events = [left]
+    players = list(match.seats.filter(player__bot_strategy="").select_related("player"))
+    if not players:
+        match.status = Match.Status.ABORTED
+        match.finished_at = timezone.now()
+        events.append({"type": "match_aborted", "reason": "every player left"})
+    elif match.created_by_id == player.pk:
+        # Only the creator may start a lobby: the next player clockwise takes that over.
+        heir = min(players, key=lambda s: (s.seat - number) % match.max_players)
+        match.created_by = heir.player
+        events.append(
+            {"type": "creator_changed", "seat": heir.seat, "player": player_ref(heir.player)}
+        )
+    return events
+
+
+def _unseat_short_of_chips(match: Match) -> None:
+    """Before a start: a player who has spent their chips since joining can no longer
+    cover the buy-in and loses the seat (`player_left`, reason `insufficient_chips`)
+    rather than blocking the table; nobody else learns their balance. The server's bots
+    are topped up again, as one bot account may sit at several tables."""
+    if not match.buy_in:
+        return
+    events: list[dict] = []
+    for seat in match.seats.select_related("player").order_by("seat"):
+        if seat.player.bot_strategy:
+            fund_bot(bot=seat.player, amount=match.buy_in)
+        elif wallet_balance(user=seat.player) < match.buy_in:
+            events += _unseat(match, seat, reason="insufficient_chips")
+    append_events(match, events)
+
+
+# --- the start -----------------------------------------------------------------------
+
+
+def _start(match: Match) -> MatchChange:
+    """Closes up the seats and rolls round 1. With first_opener `creator`, the named
+    `opener_seat` opens if a player sits there, else the creator's seat (the creator may
+    have changed since the lobby opened)."""
+    seats = seats_for_play(match)
+    named_opener = None
+    # Seats left by players who walked out are closed up: the engine numbers 0..n-1.
+    for number, seat in enumerate(seats):
+        if seat.seat == match.opener_seat:
+            named_opener = number
+        if seat.seat != number:
+            seat.seat = number
+            seat.save(update_fields=["seat"])
+    # The creator is always seated (a leaving creator hands the role on); seat 0 otherwise.
+    creator_seat = next((s.seat for s in seats if s.player_id == match.created_by_id), 0)
+    match.opener_seat = named_opener  # in the numbering the match now plays in
+    rules = engine.Rules.from_dict(match.rules)
+    state, events = engine.new_match(
+        rules,
+        len(seats),
+        fairness.SECURE_DICE,
+        creator_seat=creator_seat,
+        opener_seat=named_opener,
+    )
+    match.status = Match.Status.ACTIVE
+    match.started_at = timezone.now()
+    try:
+        chips.take_buy_ins(match=match, seats=seats)
+    except InsufficientChips as exc:
+        # A wallet spent between the check above and now: the ledger's message would
+        # name that player's balance to the caller.
+        raise InsufficientChips(
+            "A player's chips changed as the match started; try again."
+        ) from exc
+    append_events(
+        match,
+        [
+            {
+                "type": "match_started",
+                "seats": [{"seat": s.seat, "player": player_ref(s.player)} for s in seats],
+            }
+        ],
+    )
+    return apply_engine_events(
+        match, seats, state, [e for e in events if e["type"] != "match_started"]
+    )

@@ -1,0 +1,290 @@
+"""Play: a seat's action through the engine, then one handler per engine event for its
+consequences (chips, round records, seats out, the end of the match), the new state with
+fresh dice commitments, and the work queued for after the commit.
+
+`action_submit` is the API's entry; `apply_action` is shared with the turn services
+(bots and timeouts); `apply_engine_events` also absorbs the first round of `lobby`'s
+start. Engine calls here: `apply_action` (engine.apply), `apply_engine_events`
+(engine.current_seat), `_commitments` (is_poker, engine.seat_dice), `_finish` (is_poker,
+state.loser, engine.placements)."""
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import User
+from accounts.webhooks import notify_players
+from games import chips, engine, fairness
+from games.errors import MatchNotActive, NotSeated, RulesRejected, StaleVersion
+from games.fairness import commitment, new_salt
+from games.models import Match, RoundRecord, Seat
+from games.ratings import apply_match_result
+from games.services.locks import match_lock, users_lock
+from games.services.schedule import schedule_bot_turn, schedule_turn_timeout
+from games.services.table import PLAY_FIELDS, MatchChange, append_events, seats_for_play
+
+# Engine codes that describe a conflict with the match's current state.
+_CONFLICT_CODES = {"not_your_turn", "match_over"}
+
+
+def rules_error(exc: engine.EngineError) -> RulesRejected:
+    """The engine's refusal as a domain error (409 for a conflict with the match's state)."""
+    code = str(getattr(exc, "code", "validation_error"))
+    status = 409 if code in _CONFLICT_CODES else 400
+    return RulesRejected(
+        str(exc.detail if hasattr(exc, "detail") else exc), code=code, status=status
+    )
+
+
+def action_submit(
+    *, match_id: int, user: User, action: dict[str, Any], expected_version: int | None = None
+) -> MatchChange:
+    """A player's action on their turn (`expected_version`, when given, must be current)."""
+    with transaction.atomic():
+        match = match_lock(match_id)
+        seats = seats_for_play(match)
+        seat = next((s for s in seats if s.player_id == user.pk), None)
+        if seat is None:
+            raise NotSeated("You have no seat in this match.")
+        if seat.consecutive_timeouts:
+            seat.consecutive_timeouts = 0
+            seat.save(update_fields=["consecutive_timeouts"])
+        return apply_action(match, seats, seat.seat, action, expected_version)
+
+
+def apply_action(
+    match: Match,
+    seats: list[Seat],
+    seat_number: int,
+    action: dict[str, Any],
+    expected_version: int | None,
+    preface: list[dict] | None = None,
+) -> MatchChange:
+    """Runs `action` for `seat_number` through the engine on the locked `match` and
+    absorbs what follows; `preface` events (a timeout's) are published before the
+    engine's."""
+    if match.status != Match.Status.ACTIVE:
+        raise MatchNotActive(f"This match is {match.status}.")
+    if expected_version is not None and expected_version != match.version:
+        raise StaleVersion(
+            f"The match is at version {match.version}, not {expected_version}; reload it."
+        )
+    state = engine.State.from_json(match.state)
+    try:
+        new_state, events = engine.apply(
+            state, {**action, "seat": seat_number}, fairness.SECURE_DICE
+        )
+    except engine.EngineError as exc:
+        raise rules_error(exc) from exc
+    match.version += 1
+    return apply_engine_events(match, seats, new_state, events, preface=preface)
+
+
+# --- one handler per engine event ------------------------------------------------------
+
+
+@dataclass
+class _Absorbing:
+    """What the handlers share while the engine's events of one change are absorbed:
+    the locked match, its seats, the new state, the round's secrets (salts, commitments,
+    antes) and the public events to append."""
+
+    match: Match
+    seats: list[Seat]
+    state: "engine.State"
+    secret: dict[str, Any]
+    public: list[dict] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.by_number = {s.seat: s for s in self.seats}
+
+
+def _on_round_started(ctx: _Absorbing, event: dict) -> None:
+    """Antes from the live seats; new salts for the round's commitments."""
+    number = event["number"]
+    live = [ctx.by_number[int(s)] for s in event.get("dice_counts", {})] or [
+        s for s in ctx.seats if ctx.state.live[s.seat]
+    ]
+    salts = {str(s.seat): new_salt() for s in ctx.seats}
+    moves = chips.take_antes(match=ctx.match, round_number=number, seats=live)
+    ctx.secret = {"round": number, "salts": salts, "commitments": {}, "chips": moves}
+    ctx.public.append(event)
+
+
+def _on_round_ended(ctx: _Absorbing, event: dict) -> None:
+    """`round_finished` pays the round pot to its winner, `round_voided` refunds the
+    antes; either way the round is recorded with its commitments and their salts."""
+    record = dict(event["round"])
+    result = record.get("result")
+    moves = list(ctx.secret.get("chips", []))
+    if event["type"] == "round_voided":
+        moves += chips.refund_voided_round(match=ctx.match, round_number=record["number"])
+    elif result and result.get("winner_seat") is not None:
+        moves += chips.pay_round_pot(
+            match=ctx.match,
+            round_number=record["number"],
+            seat=ctx.by_number[result["winner_seat"]],
+        )
+    reveal_commitments(record, ctx.secret)
+    if result is not None:
+        result["chips"] = moves
+    record["chips"] = moves
+    RoundRecord.objects.create(match=ctx.match, number=record["number"], record=record)
+    ctx.public.append({**event, "round": record})
+
+
+def _on_player_out(ctx: _Absorbing, event: dict) -> None:
+    out = ctx.by_number[event["seat"]]
+    # A forfeit (timeouts, a ban) is leaving the table, not losing at it.
+    out.status = Seat.Status.LEFT if event.get("reason") == "forfeit" else Seat.Status.OUT
+    out.save(update_fields=["status"])
+    ctx.public.append(event)
+
+
+def _on_match_finished(ctx: _Absorbing, event: dict) -> None:
+    ctx.public.append(event)
+    _finish(ctx.match, ctx.seats, ctx.state, event)
+
+
+def _publish(ctx: _Absorbing, event: dict) -> None:
+    """Every other event (bids, challenges, steps inside a turn) is only published."""
+    ctx.public.append(event)
+
+
+_HANDLERS: dict[str, Callable[[_Absorbing, dict], None]] = {
+    "round_started": _on_round_started,
+    "round_finished": _on_round_ended,
+    "round_voided": _on_round_ended,
+    "player_out": _on_player_out,
+    "match_finished": _on_match_finished,
+}
+
+
+def reveal_commitments(record: dict[str, Any], secret: dict[str, Any]) -> dict[str, Any]:
+    """Adds to an ended round's `record` the dice commitments published during the round
+    and the salts that open them, so players can check the dice they were shown. The one
+    place a round's salts are revealed (an aborted round's too)."""
+    record["dice_commitments"] = secret.get("commitments", {})
+    record["salts"] = {
+        s: v for s, v in secret.get("salts", {}).items() if s in record["dice_commitments"]
+    }
+    return record
+
+
+def apply_engine_events(
+    match: Match,
+    seats: list[Seat],
+    state: "engine.State",
+    events: list[dict],
+    preface: list[dict] | None = None,
+) -> MatchChange:
+    """Hands each engine event to its handler, then saves the state, the turn and its
+    deadline, the public events and fresh dice commitments, and queues the follow-up."""
+    ctx = _Absorbing(match, seats, state, match.secrets or {}, list(preface or []))
+    for event in events:
+        _HANDLERS.get(event["type"], _publish)(ctx, event)
+
+    # A step inside a turn (accept, reroll, show_reroll) keeps the seat and the round: the
+    # turn's deadline stands and the player is not told again that it is their turn.
+    turn = engine.current_seat(state)
+    secret = ctx.secret
+    new_turn = (
+        turn != match.turn_seat
+        or match.turn_deadline is None
+        or (match.secrets or {}).get("round") != secret.get("round")
+    )
+    if state.round is not None and not state.finished:
+        fresh = _commitments(state, secret.get("salts", {}))
+        if fresh != secret.get("commitments"):
+            secret["commitments"] = fresh
+            ctx.public.append(
+                {"type": "dice_committed", "round": state.round.number, "dice_commitments": fresh}
+            )
+    match.secrets = secret
+    match.state = state.to_json()
+    match.turn_seat = turn
+    if turn is None:
+        match.turn_deadline = None
+    elif new_turn:
+        match.turn_deadline = turn_deadline(match, ctx.by_number[turn])
+    append_events(match, ctx.public)
+    match.save(update_fields=PLAY_FIELDS)
+    _after_commit(match, seats, turn, new_turn=new_turn)
+    return MatchChange(match=match, seats=seats, state=state)
+
+
+def turn_deadline(match: Match, seat: Seat) -> datetime:
+    """When `seat`'s new turn times out: now for a banned player (the timeout policy
+    plays the seat at once), soon for a server bot, else after the match's turn time."""
+    if not seat.player.is_active:
+        return timezone.now()
+    seconds = match.turn_seconds
+    if seat.player.bot_strategy:
+        # A server bot's move is a task; if it were lost the sweep plays it soon after this.
+        seconds = min(seconds, settings.BOT_TURN_DEADLINE_SECONDS)
+    return timezone.now() + timedelta(seconds=seconds)
+
+
+def _after_commit(match: Match, seats: list[Seat], turn: int | None, *, new_turn: bool) -> None:
+    """Work for after the commit: the bot's move, the timeout task, notifications (the
+    `your_turn` webhook only when a turn begins, not at each step inside it)."""
+    if match.status == Match.Status.FINISHED:
+        notify_players(
+            user_ids=[s.player_id for s in seats if getattr(s, "has_webhook", True)],
+            event="match_finished",
+            payload={"match_id": match.pk, "winner_seats": match.winner_seats},
+        )
+        return
+    if turn is None:
+        return
+    seat = next(s for s in seats if s.seat == turn)
+    player = seat.player
+    if player.bot_strategy:  # the server plays it (third-party bots play over the API)
+        schedule_bot_turn(match_id=match.pk, version=match.version)
+    elif new_turn and getattr(seat, "has_webhook", True):
+        notify_players(
+            user_ids=[player.pk],
+            event="your_turn",
+            payload={
+                "match_id": match.pk,
+                "version": match.version,
+                "seat": turn,
+                "turn_deadline": match.turn_deadline.isoformat(),
+            },
+        )
+    schedule_turn_timeout(match_id=match.pk, version=match.version, deadline=match.turn_deadline)
+
+
+def _commitments(state: "engine.State", salts: dict[str, str]) -> dict[str, str]:
+    if state.rules.is_poker:
+        box = engine.seat_dice(state, state.round.turn)["box"]
+        salt = salts.setdefault("box", new_salt())
+        return {"box": commitment(salt, box)}
+    out = {}
+    for seat in range(state.n_players):
+        if state.live[seat]:
+            held = engine.seat_dice(state, seat)
+            out[str(seat)] = commitment(salts[str(seat)], held["cup"] + held["shown"])
+    return out
+
+
+def _finish(match: Match, seats: list[Seat], state: "engine.State", event: dict) -> None:
+    """The end of the match: the game pot and the stacks settled, then the ratings (the
+    players' rows locked after the ledger's accounts, as `locks` orders)."""
+    match.status = Match.Status.FINISHED
+    match.finished_at = timezone.now()
+    match.winner_seats = list(event["winner_seats"])
+    loser = state.loser if state.rules.is_poker and state.loser >= 0 else None
+    chips.settle_match(match=match, seats=seats, winner_seats=match.winner_seats, loser_seat=loser)
+    places = {int(s): p for s, p in engine.placements(state).items()}
+    players = users_lock(s.player_id for s in seats)
+    winners = {by.player_id for by in seats if by.seat in match.winner_seats}
+    apply_match_result(
+        players_by_place=[(players[s.player_id], places[s.seat]) for s in seats],
+        winners=winners,
+    )

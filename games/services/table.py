@@ -1,0 +1,70 @@
+"""What every match service shares: the result it returns (`MatchChange`), the seats as
+a service loads them, and the match's public event log."""
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Exists, OuterRef
+
+from accounts.models import User, Webhook
+from games import engine
+from games.models import Match, MatchEvent, Seat
+from games.notify import notify_match
+
+# What play changes on the match row (the rest is fixed at creation).
+PLAY_FIELDS = [
+    "status",
+    "version",
+    "event_seq",
+    "state",
+    "secrets",
+    "turn_seat",
+    "turn_deadline",
+    "winner_seats",
+    "started_at",
+    "finished_at",
+    "opener_seat",
+]
+
+# What a lobby change saves on the match row.
+LOBBY_FIELDS = ["version", "event_seq", "status", "finished_at", "created_by"]
+
+
+@dataclass(frozen=True)
+class MatchChange:
+    """What a service did to a match: the saved row and, when the service loaded them,
+    its seats (with `has_webhook`) and engine state, which the response view reuses
+    instead of reading them again."""
+
+    match: Match
+    seats: list[Seat] | None = None
+    state: "engine.State | None" = None
+
+
+def seats_for_play(match: Match) -> list[Seat]:
+    """The match's seats in order, with players and `has_webhook` (which saves a query
+    per action when nobody at the table has a webhook)."""
+    return list(
+        match.seats.select_related("player")
+        .annotate(
+            has_webhook=Exists(Webhook.objects.filter(user_id=OuterRef("player_id"), active=True))
+        )
+        .order_by("seat")
+    )
+
+
+def append_events(match: Match, events: list[dict[str, Any]]) -> None:
+    """Appends public events to the match's log (numbered from `match.event_seq`, which
+    the caller saves) and wakes the long polls once the transaction commits."""
+    if not events:
+        return
+    rows = []
+    for event in events:
+        match.event_seq += 1
+        rows.append(MatchEvent(match=match, seq=match.event_seq, type=event["type"], data=event))
+    MatchEvent.objects.bulk_create(rows)
+    notify_match(match.pk)
+
+
+def player_ref(user: User) -> dict[str, Any]:
+    return {"id": user.pk, "username": user.username, "is_bot": user.is_bot}
