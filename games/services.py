@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from accounts.models import User, Webhook
 from core.errors import DomainError, InvalidInput
-from games import chips, engine
+from games import engine, stakes
 from games.engine import strategies
 from games.errors import (
     AlreadySeated,
@@ -360,7 +360,7 @@ def _start(match: Match) -> None:
     match.status = Match.Status.ACTIVE
     match.started_at = timezone.now()
     try:
-        chips.take_buy_ins(match=match, seats=seats)
+        stakes.take_buy_ins(match=match, seats=seats)
     except InsufficientChips as exc:
         # A wallet spent between the check above and now: the ledger's message would
         # name that player's balance to the caller.
@@ -441,7 +441,7 @@ def _absorb(
                 s for s in seats if state.live[s.seat]
             ]
             salts = {str(s.seat): new_salt() for s in seats}
-            moves = chips.take_antes(match=match, round_number=number, seats=live)
+            moves = stakes.take_antes(match=match, round_number=number, seats=live)
             secret = {"round": number, "salts": salts, "commitments": {}, "chips": moves}
             public.append(event)
         elif kind in ("round_finished", "round_voided"):
@@ -449,9 +449,9 @@ def _absorb(
             result = record.get("result")
             moves = list(secret.get("chips", []))
             if kind == "round_voided":
-                moves += chips.refund_voided_round(match=match, round_number=record["number"])
+                moves += stakes.refund_voided_round(match=match, round_number=record["number"])
             elif result and result.get("winner_seat") is not None:
-                moves += chips.pay_round_pot(
+                moves += stakes.pay_round_pot(
                     match=match,
                     round_number=record["number"],
                     seat=by_number[result["winner_seat"]],
@@ -568,7 +568,7 @@ def _finish(match: Match, seats: list[Seat], state: "engine.State", event: dict)
     match.finished_at = timezone.now()
     match.winner_seats = list(event["winner_seats"])
     loser = state.loser if state.rules.is_poker and state.loser >= 0 else None
-    chips.settle_match(match=match, seats=seats, winner_seats=match.winner_seats, loser_seat=loser)
+    stakes.settle_match(match=match, seats=seats, winner_seats=match.winner_seats, loser_seat=loser)
     places = {int(s): p for s, p in engine.placements(state).items()}
     players = {
         u.pk: u

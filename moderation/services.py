@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import ApiToken, User
-from games import chips, engine
+from games import engine, stakes
 from games import services as games
 from games.engine.pokerdice import poker_round_record
 from games.engine.pool import round_record
@@ -61,7 +61,7 @@ def match_abort(*, match_id: int, moderator: User, reason: str) -> Match:
         raise NothingToDo(f"Match {match.pk} is {match.status}; only open or active ones abort.")
     was = match.status
     revealed = _reveal_current_round(match)
-    moves = chips.refund_match(match=match, actor=moderator)
+    moves = stakes.refund_match(match=match, actor=moderator)
     match.status = Match.Status.ABORTED
     match.finished_at = timezone.now()
     match.turn_seat = None

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from accounts.models import WebhookDelivery
 from accounts.services import webhook_create
-from games import services, tasks
+from games import services, stakes, tasks
 from games.models import Match, MatchEvent, Seat
 from ledger.models import Account
 from tests.factories import PlayerFactory
@@ -118,7 +118,9 @@ def test_forfeit_policy_ends_a_two_player_match():
     match.refresh_from_db()
     assert match.status == "finished" and match.winner_seats == [1 - absent]
     # The voided round's antes went back; every pot and stack is settled.
-    assert not Account.objects.filter(match=match).exclude(balance=0).exists()
+    assert (
+        not Account.objects.filter(scope=stakes.match_scope(match.pk)).exclude(balance=0).exists()
+    )
     assert MatchEvent.objects.filter(match=match, type="round_voided").exists()
     call_command("ledger_check")
 
