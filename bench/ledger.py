@@ -29,7 +29,7 @@ LOCK_SQL = (
     "SELECT id, kind, balance FROM ledger_account WHERE id IN (%s, %s) ORDER BY id FOR UPDATE"
 )
 INSERT_SQL = (
-    "INSERT INTO ledger_transfer (debit_id, credit_id, amount, kind, match_id, round_number,"
+    "INSERT INTO ledger_transfer (debit_id, credit_id, amount, kind, scope, round_number,"
     " actor_id, reason, idempotency_key, debit_balance_after, credit_balance_after,"
     " created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
     " ON CONFLICT (idempotency_key) DO NOTHING RETURNING id"
@@ -91,7 +91,7 @@ def raw_worker(tag: str, url: str, wallet_ids: list[int], seconds: float, start,
                         b,
                         1,
                         "refund",
-                        None,
+                        "",
                         None,
                         None,
                         "",

@@ -9,6 +9,7 @@ from accounts.models import User
 from games import engine
 from games.errors import MatchNotFound
 from games.models import ChatMessage, Match, MatchEvent, RoundRecord, Seat
+from games.stakes import table_balances
 from ledger.models import Account, AccountKind
 
 
@@ -66,15 +67,7 @@ def match_view(
     your = next((s.seat for s in seats if user is not None and s.player_id == user.pk), None)
     balances = {"stacks": {}, "round": 0, "game": 0}
     if match.buy_in:
-        for kind, seat_id, balance in Account.objects.filter(match_id=match.pk).values_list(
-            "kind", "seat_id", "balance"
-        ):
-            if kind == AccountKind.STACK:
-                balances["stacks"][seat_id] = balance
-            elif kind == AccountKind.ROUND_POT:
-                balances["round"] = balance
-            elif kind == AccountKind.GAME_POT:
-                balances["game"] = balance
+        balances = table_balances(match)
 
     if state is None and match.state:
         state = engine.State.from_json(match.state)

@@ -47,11 +47,11 @@ class AdjustChipsForm(forms.Form):
 
 @admin.register(Account)
 class AccountAdmin(FilterLookupsOnly, ReadOnlyAdmin):
-    list_display = ("id", "kind", "user", "match", "seat", "balance", "adjust_link")
+    list_display = ("id", "kind", "user", "scope", "ref", "balance", "adjust_link")
     list_filter = ("kind",)
-    search_fields = ("user__username", "=match__id", "=kind")
-    list_select_related = ("user", "match", "seat")
-    readonly_fields = ("kind", "user", "match", "seat", "balance", "created_at")
+    search_fields = ("user__username", "=scope", "=kind")
+    list_select_related = ("user",)
+    readonly_fields = ("kind", "user", "scope", "ref", "balance", "created_at")
     actions = ["adjust_chips"]
 
     @admin.display(description="Adjust")
@@ -79,7 +79,7 @@ class AccountAdmin(FilterLookupsOnly, ReadOnlyAdmin):
     def adjust_view(self, request: HttpRequest, account_id: int) -> HttpResponse:
         if not request.user.has_perm("ledger.add_transfer") and not request.user.is_superuser:
             raise PermissionDenied
-        account = get_object_or_404(Account.objects.select_related("user", "seat"), pk=account_id)
+        account = get_object_or_404(Account.objects.select_related("user"), pk=account_id)
         context = {
             **self.admin_site.each_context(request),
             "title": f"Adjust chips: {account}",
@@ -135,7 +135,7 @@ class TransferAdmin(FilterLookupsOnly, ReadOnlyAdmin):
         "amount",
         "debit",
         "credit",
-        "match",
+        "scope",
         "round_number",
         "actor",
     )
@@ -143,10 +143,10 @@ class TransferAdmin(FilterLookupsOnly, ReadOnlyAdmin):
     search_fields = (
         "debit__user__username",
         "credit__user__username",
-        "=match__id",
+        "=scope",
         "=kind",
         "=idempotency_key",
     )
-    list_select_related = ("debit", "credit", "match", "actor")
+    list_select_related = ("debit", "credit", "actor")
     readonly_fields = [f.name for f in Transfer._meta.fields]
     date_hierarchy = "created_at"

@@ -10,6 +10,12 @@ Guarantees held by PostgreSQL itself (installed by migrations, see 0002_triggers
   but the issuer may go negative (CHECK constraint), so an overdraft fails even when the
   service check is bypassed.
 The Django layer refuses updates and deletes too, with `LedgerImmutable`.
+
+The ledger knows no game: accounts belong to a user (wallets, through
+settings.AUTH_USER_MODEL) or to an opaque owner reference, `scope` plus `ref` (e.g. a
+stack is scope "match:812", ref "seat:4031"; a pot is scope "match:812" with no ref), and
+a transfer records the `scope` and `round_number` it belongs to. Only the layer that
+writes a reference knows what it means.
 """
 
 from django.conf import settings
@@ -21,9 +27,9 @@ from ledger.errors import LedgerImmutable
 
 
 class AccountKind(models.TextChoices):
-    WALLET = "wallet"  # a player's chips outside any match
-    STACK = "stack"  # a seat's chips on the table
-    ROUND_POT = "round_pot"
+    WALLET = "wallet"  # a user's chips outside any scope
+    STACK = "stack"  # a user's chips held inside a scope (e.g. at a table)
+    ROUND_POT = "round_pot"  # pots: one of each kind per scope, owned by no user
     GAME_POT = "game_pot"
     HOUSE = "house"  # funds sign-up grants and bots
     ISSUER = "issuer"  # -balance = chips in circulation
@@ -44,6 +50,10 @@ class TransferKind(models.TextChoices):
 
 
 POT_KINDS = (AccountKind.ROUND_POT, AccountKind.GAME_POT)
+SCOPED_KINDS = (AccountKind.STACK, *POT_KINDS)
+
+# Longest scope and ref: "<name>:<id>" strings.
+REFERENCE_LENGTH = 64
 
 
 class AccountQuerySet(models.QuerySet):
@@ -64,21 +74,21 @@ class Account(models.Model):
         blank=True,
         on_delete=models.PROTECT,
         related_name="ledger_accounts",
-        help_text="Owner of a wallet, or the player at a stack's seat.",
+        help_text="Owner of a wallet, or the user holding a stack.",
     )
-    match = models.ForeignKey(
-        "games.Match",
-        null=True,
+    scope = models.CharField(
+        max_length=REFERENCE_LENGTH,
         blank=True,
-        on_delete=models.PROTECT,
-        related_name="ledger_accounts",
+        default="",
+        db_default="",
+        help_text='Opaque owner of a stack or pot, e.g. "match:812"; empty otherwise.',
     )
-    seat = models.ForeignKey(
-        "games.Seat",
-        null=True,
+    ref = models.CharField(
+        max_length=REFERENCE_LENGTH,
         blank=True,
-        on_delete=models.PROTECT,
-        related_name="ledger_accounts",
+        default="",
+        db_default="",
+        help_text='A stack\'s holder within its scope, e.g. "seat:4031"; empty otherwise.',
     )
     balance = models.BigIntegerField(
         default=0, editable=False, help_text="Cached sum of the account's transfers."
@@ -99,29 +109,14 @@ class Account(models.Model):
             ),
             models.CheckConstraint(
                 condition=(
-                    Q(
-                        kind=AccountKind.WALLET,
-                        user__isnull=False,
-                        match__isnull=True,
-                        seat__isnull=True,
-                    )
-                    | Q(
-                        kind=AccountKind.STACK,
-                        user__isnull=False,
-                        match__isnull=False,
-                        seat__isnull=False,
-                    )
-                    | Q(
-                        kind__in=POT_KINDS,
-                        user__isnull=True,
-                        match__isnull=False,
-                        seat__isnull=True,
-                    )
+                    Q(kind=AccountKind.WALLET, user__isnull=False, scope="", ref="")
+                    | (Q(kind=AccountKind.STACK, user__isnull=False) & ~Q(scope="") & ~Q(ref=""))
+                    | (Q(kind__in=POT_KINDS, user__isnull=True, ref="") & ~Q(scope=""))
                     | Q(
                         kind__in=(AccountKind.HOUSE, AccountKind.ISSUER),
                         user__isnull=True,
-                        match__isnull=True,
-                        seat__isnull=True,
+                        scope="",
+                        ref="",
                     )
                 ),
                 name="ledger_account_kind_shape",
@@ -132,19 +127,24 @@ class Account(models.Model):
                 name="ledger_account_one_wallet_per_user",
             ),
             models.UniqueConstraint(
-                fields=["seat"],
+                fields=["scope", "ref"],
                 condition=Q(kind=AccountKind.STACK),
-                name="ledger_account_one_stack_per_seat",
+                name="ledger_account_one_stack_per_ref",
             ),
             models.UniqueConstraint(
-                fields=["match", "kind"],
+                fields=["scope", "kind"],
                 condition=Q(kind__in=POT_KINDS),
-                name="ledger_account_one_pot_per_kind_per_match",
+                name="ledger_account_one_pot_per_kind_per_scope",
             ),
             models.UniqueConstraint(
                 fields=["kind"],
                 condition=Q(kind__in=(AccountKind.HOUSE, AccountKind.ISSUER)),
                 name="ledger_account_one_house_one_issuer",
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["scope", "kind"], condition=~Q(scope=""), name="ledger_account_scope_idx"
             ),
         ]
 
@@ -163,13 +163,21 @@ class Account(models.Model):
 
     @property
     def label(self) -> str:
-        """How a movement names this account: seat:2, round_pot, wallet:17, house..."""
-        if self.kind == AccountKind.STACK:
-            seat = self.seat if "seat" in self._state.fields_cache else None
-            return f"seat:{seat.seat}" if seat is not None else f"stack:{self.seat_id}"
+        """How a movement names this account: wallet:17, house, round_pot, a stack's ref
+        ("seat:4031"), or the name its owner gave it in memory (`account.label = "seat:2"`;
+        never stored)."""
+        given = self.__dict__.get("given_label")
+        if given is not None:
+            return given
         if self.kind == AccountKind.WALLET:
             return f"wallet:{self.user_id}"
+        if self.kind == AccountKind.STACK:
+            return self.ref
         return str(self.kind)
+
+    @label.setter
+    def label(self, value: str) -> None:
+        self.__dict__["given_label"] = value
 
 
 class TransferQuerySet(models.QuerySet):
@@ -187,13 +195,12 @@ class Transfer(models.Model):
     credit = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="credits")
     amount = models.BigIntegerField()
     kind = models.CharField(max_length=20, choices=TransferKind.choices)
-    match = models.ForeignKey(
-        "games.Match",
-        null=True,
+    scope = models.CharField(
+        max_length=REFERENCE_LENGTH,
         blank=True,
-        on_delete=models.PROTECT,
-        related_name="ledger_transfers",
-        db_index=False,  # covered by ledger_transfer_match_idx
+        default="",
+        db_default="",
+        help_text='Opaque reference of what moved it, e.g. "match:812"; empty for none.',
     )
     round_number = models.PositiveIntegerField(null=True, blank=True)
     actor = models.ForeignKey(
@@ -235,7 +242,11 @@ class Transfer(models.Model):
             ),
         ]
         indexes = [
-            models.Index(fields=["match", "round_number"], name="ledger_transfer_match_idx"),
+            models.Index(
+                fields=["scope", "round_number"],
+                condition=~Q(scope=""),
+                name="ledger_transfer_scope_idx",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -257,7 +268,7 @@ class Transfer(models.Model):
             self.credit_id,
             self.amount,
             self.kind,
-            self.match_id,
+            self.scope,
             self.round_number,
             self.actor_id,
             self.reason,

@@ -2,6 +2,16 @@ from rest_framework import serializers
 
 from ledger.models import AccountKind, TransferKind
 
+# The API reports a transfer's scope the way it always has: the id of a "match:<id>"
+# scope as `match_id`. The ledger only reads the string; it knows no Match.
+MATCH_SCOPE_PREFIX = "match:"
+
+
+def scope_number(scope: str, prefix: str) -> int | None:
+    """The number of a "<prefix><number>" scope, None for any other scope."""
+    number = scope.removeprefix(prefix)
+    return int(number) if number != scope and number.isascii() and number.isdigit() else None
+
 
 class TransactionOutput(serializers.Serializer):
     """One ledger entry seen from the caller's wallet."""
@@ -30,7 +40,7 @@ def transaction_payload(transfer, *, wallet_id: int) -> dict:
         "balance_after": (
             transfer.credit_balance_after if incoming else transfer.debit_balance_after
         ),
-        "match_id": transfer.match_id,
+        "match_id": scope_number(transfer.scope, MATCH_SCOPE_PREFIX),
         "round_number": transfer.round_number,
         "counterparty_kind": counterparty.kind,
         "reason": transfer.reason,

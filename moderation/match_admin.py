@@ -14,8 +14,8 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from core.admin import FilterLookupsOnly
+from games import stakes
 from games.models import ChatMessage, Match, MatchEvent, RoundRecord, Seat
-from ledger.models import Account, AccountKind, Transfer
 from moderation import services as moderation
 from moderation.adminkit import reason_action
 
@@ -175,16 +175,8 @@ class MatchAdmin(FilterLookupsOnly, ReadOnlyModelAdmin):
 
     def _detail(self, request: HttpRequest, match: Match) -> dict:
         seats = list(match.seats.select_related("player").order_by("seat"))
-        stacks = dict(
-            Account.objects.filter(match=match, kind=AccountKind.STACK).values_list(
-                "seat_id", "balance"
-            )
-        )
-        pots = dict(
-            Account.objects.filter(
-                match=match, kind__in=[AccountKind.ROUND_POT, AccountKind.GAME_POT]
-            ).values_list("kind", "balance")
-        )
+        balances = stakes.table_balances(match)
+        stacks, pots = balances["stacks"], balances["pots"]
         running = match.status in (Match.Status.OPEN, Match.Status.ACTIVE)
         return {
             "seat_rows": [(s, stacks.get(s.pk)) for s in seats],
@@ -192,11 +184,7 @@ class MatchAdmin(FilterLookupsOnly, ReadOnlyModelAdmin):
             "rounds": list(RoundRecord.objects.filter(match=match).order_by("number")),
             "events": list(MatchEvent.objects.filter(match=match).order_by("seq")),
             "chat": list(ChatMessage.objects.filter(match=match).select_related("author")),
-            "transfers": list(
-                Transfer.objects.filter(match=match)
-                .select_related("debit__user", "credit__user", "debit__seat", "credit__seat")
-                .order_by("id")
-            ),
+            "transfers": stakes.match_transfers(match),
             "can_abort": running and self.has_abort_permission(request),
             "can_force_timeout": match.status == Match.Status.ACTIVE
             and self.has_force_timeout_permission(request),

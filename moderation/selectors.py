@@ -21,7 +21,8 @@ from django.utils import timezone
 
 from accounts.models import User
 from games.models import Match, RoundRecord, Seat
-from ledger.models import AccountKind, Transfer
+from games.stakes import transfers_of_matches
+from ledger.models import AccountKind
 
 # The longest window the report looks back over (ten years; far more would overflow the
 # date arithmetic).
@@ -86,7 +87,7 @@ def _matches_in_window(since) -> dict[int, dict[int, int]]:
 def _results(match_ids: list[int]) -> dict[int, dict[int, int]]:
     """{match_id: {player id: chips won (+) or lost (-)}}, from wallet transfers."""
     results: dict[int, dict[int, int]] = defaultdict(lambda: defaultdict(int))
-    base = Transfer.objects.filter(match_id__in=match_ids)
+    base = transfers_of_matches(match_ids)
     for match_id, user_id, total in (
         base.filter(credit__kind=AccountKind.WALLET)
         .values_list("match_id", "credit__user_id")

@@ -149,7 +149,7 @@ class UserAdmin(FilterLookupsOnly, DjangoUserAdmin):
                     t.created_at.strftime("%Y-%m-%d %H:%M"),
                     t.kind,
                     f"{t.amount if t.credit_id == wallet_id else -t.amount:+d}",
-                    t.match_id or "",
+                    t.scope,
                     t.reason,
                 )
                 for t in rows
@@ -157,7 +157,7 @@ class UserAdmin(FilterLookupsOnly, DjangoUserAdmin):
         )
         return format_html(
             '<table id="recent-transfers"><tr><th>When</th><th>Kind</th><th>Chips</th>'
-            '<th>Match</th><th>Reason</th></tr>{}</table><a href="{}">all transfers</a>',
+            '<th>Scope</th><th>Reason</th></tr>{}</table><a href="{}">all transfers</a>',
             body,
             link,
         )

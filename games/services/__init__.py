@@ -1,6 +1,6 @@
 """Writes for matches, by job. Each service locks the match row (`locks`, which also
 writes down the lock order), calls the pure engine, moves chips through the ledger
-(`games.chips`), writes the new state and its events, all in one transaction, and
+(`games.stakes`), writes the new state and its events, all in one transaction, and
 returns a `MatchChange`.
 
 * `lobby`         open, join, leave, seat a bot, start

@@ -3,9 +3,8 @@
 from django.contrib.auth.hashers import make_password
 
 from accounts.models import User
+from games import stakes
 from games.engine import strategies as engine_strategies
-from ledger import services as ledger
-from ledger.selectors import wallet_balance
 
 STRATEGIES = tuple(engine_strategies.STRATEGIES)
 
@@ -21,6 +20,4 @@ def bot_account(strategy: str, *, index: int = 0) -> User:
 
 def fund_bot(*, bot: User, amount: int) -> None:
     """Tops a bot's wallet up from the house so it can cover a buy-in."""
-    short = amount - wallet_balance(user=bot)
-    if short > 0:
-        ledger.bot_funding(user=bot, amount=short)
+    stakes.bot_top_up(bot=bot, amount=amount)

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.services import user_deactivate
-from games import chips, engine
+from games import engine, stakes
 from games.engine.pokerdice import poker_round_record
 from games.engine.pool import round_record
 from games.errors import MatchEnded
@@ -43,7 +43,7 @@ def match_abort(*, match_id: int, actor: User) -> MatchAborted:
         raise MatchEnded(f"Match {match.pk} is {match.status}; only open or active ones abort.")
     was = match.status
     revealed = round_reveal(match)
-    moves = chips.refund_match(match=match, actor=actor)
+    moves = stakes.refund_match(match=match, actor=actor)
     match.status = Match.Status.ABORTED
     match.finished_at = timezone.now()
     match.turn_seat = None

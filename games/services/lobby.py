@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from core.errors import DomainError, InvalidInput
-from games import chips, engine, fairness
+from games import engine, fairness, stakes
 from games.errors import AlreadySeated, MatchFull, MatchNotOpen, NotCreator, NotSeated
 from games.models import Match, Seat
 from games.services.bot_players import bot_account, fund_bot
@@ -287,7 +287,7 @@ def _start(match: Match) -> MatchChange:
     match.status = Match.Status.ACTIVE
     match.started_at = timezone.now()
     try:
-        chips.take_buy_ins(match=match, seats=seats)
+        stakes.take_buy_ins(match=match, seats=seats)
     except InsufficientChips as exc:
         # A wallet spent between the check above and now: the ledger's message would
         # name that player's balance to the caller.

@@ -5,7 +5,7 @@ by ascending id, so two transactions never wait on each other in a cycle):
 
 1. match rows: `match_lock`, or `matches_lock` for several (ascending id);
 2. ledger accounts, by ascending id: the ledger's `accounts_lock`, taken inside the
-   `chips.*` calls (buy-ins, antes, pots, refunds);
+   `stakes.*` calls (buy-ins, antes, pots, refunds);
 3. user rows, by ascending id: `users_lock` (ratings at a match's end, a ban).
 
 Play locks its match, moves chips, then locks the players to rate them; a ban locks the

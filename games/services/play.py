@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.webhooks import notify_players
-from games import chips, engine, fairness
+from games import engine, fairness, stakes
 from games.errors import MatchNotActive, NotSeated, RulesRejected, StaleVersion
 from games.fairness import commitment, new_salt
 from games.models import Match, RoundRecord, Seat
@@ -111,7 +111,7 @@ def _on_round_started(ctx: _Absorbing, event: dict) -> None:
         s for s in ctx.seats if ctx.state.live[s.seat]
     ]
     salts = {str(s.seat): new_salt() for s in ctx.seats}
-    moves = chips.take_antes(match=ctx.match, round_number=number, seats=live)
+    moves = stakes.take_antes(match=ctx.match, round_number=number, seats=live)
     ctx.secret = {"round": number, "salts": salts, "commitments": {}, "chips": moves}
     ctx.public.append(event)
 
@@ -123,9 +123,9 @@ def _on_round_ended(ctx: _Absorbing, event: dict) -> None:
     result = record.get("result")
     moves = list(ctx.secret.get("chips", []))
     if event["type"] == "round_voided":
-        moves += chips.refund_voided_round(match=ctx.match, round_number=record["number"])
+        moves += stakes.refund_voided_round(match=ctx.match, round_number=record["number"])
     elif result and result.get("winner_seat") is not None:
-        moves += chips.pay_round_pot(
+        moves += stakes.pay_round_pot(
             match=ctx.match,
             round_number=record["number"],
             seat=ctx.by_number[result["winner_seat"]],
@@ -280,7 +280,7 @@ def _finish(match: Match, seats: list[Seat], state: "engine.State", event: dict)
     match.finished_at = timezone.now()
     match.winner_seats = list(event["winner_seats"])
     loser = state.loser if state.rules.is_poker and state.loser >= 0 else None
-    chips.settle_match(match=match, seats=seats, winner_seats=match.winner_seats, loser_seat=loser)
+    stakes.settle_match(match=match, seats=seats, winner_seats=match.winner_seats, loser_seat=loser)
     places = {int(s): p for s, p in engine.placements(state).items()}
     players = users_lock(s.player_id for s in seats)
     winners = {by.player_id for by in seats if by.seat in match.winner_seats}

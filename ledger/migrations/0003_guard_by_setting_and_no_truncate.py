@@ -19,7 +19,7 @@ from django.db import migrations
 
 _triggers_0002 = import_module("ledger.migrations.0002_triggers")
 
-FORWARD = r"""
+APPLY_FUNCTION = r"""
 CREATE OR REPLACE FUNCTION ledger_transfer_apply() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -50,7 +50,10 @@ BEGIN
     RETURN NULL;
 END;
 $$;
+"""
 
+# The guard 0006 replaces; its reverse step puts this one back.
+GUARD_FUNCTION = r"""
 CREATE OR REPLACE FUNCTION ledger_account_guard() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
@@ -79,7 +82,12 @@ BEGIN
     RETURN NEW;
 END;
 $$;
+"""
 
+FORWARD = (
+    APPLY_FUNCTION
+    + GUARD_FUNCTION
+    + r"""
 CREATE OR REPLACE FUNCTION ledger_transfer_no_truncate() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
@@ -95,6 +103,7 @@ CREATE TRIGGER ledger_transfer_no_truncate
     BEFORE TRUNCATE ON ledger_transfer
     FOR EACH STATEMENT EXECUTE FUNCTION ledger_transfer_no_truncate();
 """
+)
 
 # Puts back the functions of 0002_triggers (its triggers stay: they call them by name).
 BACKWARD = (

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from accounts.models import WebhookDelivery
 from accounts.services import webhook_create
-from games import engine, services
+from games import engine, services, stakes
 from games.models import Match, MatchEvent, Seat
 from games.services import schedule
 from ledger.models import Account
@@ -117,7 +117,9 @@ def test_forfeit_policy_ends_a_two_player_match():
     match.refresh_from_db()
     assert match.status == "finished" and match.winner_seats == [1 - absent]
     # The voided round's antes went back; every pot and stack is settled.
-    assert not Account.objects.filter(match=match).exclude(balance=0).exists()
+    assert (
+        not Account.objects.filter(scope=stakes.match_scope(match.pk)).exclude(balance=0).exists()
+    )
     assert MatchEvent.objects.filter(match=match, type="round_voided").exists()
     call_command("ledger_check")
 

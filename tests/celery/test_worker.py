@@ -17,7 +17,7 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from accounts.services import webhook_create
-from games import services
+from games import services, stakes
 from games.models import Match, MatchEvent, RoundRecord, Seat
 from games.services.bot_players import bot_account, fund_bot
 from games.tasks import apply_turn_timeout
@@ -36,7 +36,9 @@ ACTION_TYPES = {"bid", "challenge", "exact", "pass", "show_reroll", "accept", "r
 
 
 def _assert_settled(match_id: int) -> None:
-    assert not Account.objects.filter(match_id=match_id).exclude(balance=0).exists()
+    assert (
+        not Account.objects.filter(scope=stakes.match_scope(match_id)).exclude(balance=0).exists()
+    )
     seqs = list(
         MatchEvent.objects.filter(match_id=match_id).order_by("seq").values_list("seq", flat=True)
     )

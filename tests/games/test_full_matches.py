@@ -4,6 +4,7 @@ from collections import Counter
 import pytest
 from django.core.management import call_command
 
+from games import stakes
 from games.models import Match, MatchEvent
 from ledger.models import Account, AccountKind
 from ledger.selectors import wallet_balance
@@ -99,9 +100,11 @@ def test_full_match_with_chips(ruleset, options, chips):
     assert final["winner_seats"]
     match = Match.objects.get(pk=match_id)
     # Every pot and stack is empty; the chips went back to wallets.
-    assert not Account.objects.filter(match=match).exclude(balance=0).exists()
+    assert (
+        not Account.objects.filter(scope=stakes.match_scope(match.pk)).exclude(balance=0).exists()
+    )
     pots = Account.objects.filter(
-        match=match, kind__in=[AccountKind.ROUND_POT, AccountKind.GAME_POT]
+        scope=stakes.match_scope(match.pk), kind__in=[AccountKind.ROUND_POT, AccountKind.GAME_POT]
     )
     assert pots.count() == 2
 

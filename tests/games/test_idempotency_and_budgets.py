@@ -4,6 +4,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from games import stakes
 from games.models import Match, MatchEvent, RoundRecord
 from ledger.models import Transfer, TransferKind
 from tests.games.helpers import (
@@ -163,10 +164,15 @@ def _challenge_budget(n_players: int) -> int:
     # The POST measured did end round 1 and ante every seat into round 2.
     assert match.state["round"]["number"] == 2
     assert RoundRecord.objects.filter(match=match, number=1).exists()
-    antes = Transfer.objects.filter(match=match, round_number=2)
+    antes = Transfer.objects.filter(scope=stakes.match_scope(match.pk), round_number=2)
     assert antes.filter(kind=TransferKind.ANTE_ROUND).count() == n_players
     assert antes.filter(kind=TransferKind.ANTE_GAME).count() == n_players
-    assert Transfer.objects.filter(match=match, kind=TransferKind.ROUND_POT_WIN).count() == 1
+    assert (
+        Transfer.objects.filter(
+            scope=stakes.match_scope(match.pk), kind=TransferKind.ROUND_POT_WIN
+        ).count()
+        == 1
+    )
     return count
 
 

@@ -3,6 +3,7 @@
 import pytest
 from django.urls import reverse
 
+from games import stakes
 from ledger import services
 from ledger.models import Account, Transfer, TransferKind
 from tests.factories import UserFactory
@@ -103,10 +104,10 @@ def test_staff_without_permission_cannot_adjust(client, wallet):
 
 def test_only_wallets_and_the_house_are_adjusted(admin_client, players, table):
     match, seats = table()
-    services.buy_ins(seats=seats, amount=50)
-    services.ante_round(match=match, round_number=1, seats=seats, ante=1)
-    stack = services.stack_for(seats[0])
-    pots = services.pots_for(match)
+    stakes.buy_ins(seats=seats, amount=50)
+    stakes.ante_round(match=match, round_number=1, seats=seats, ante=1)
+    stack = stakes.stack_for(seats[0])
+    pots = stakes.pots_for(match)
     for account in (stack, pots.round, pots.game, services.issuer_account()):
         url = reverse("admin:ledger_account_adjust", args=[account.pk])
         page = admin_client.get(url)

@@ -3,6 +3,7 @@
 import pytest
 
 from accounts.services import user_register
+from games import stakes
 from games.models import Match, Seat
 from ledger import services
 from ledger.models import Transfer
@@ -37,10 +38,10 @@ def test_register_then_history_shows_the_signup_grant(api_client):
 def test_entries_are_signed_newest_first_with_match_and_round():
     players = [funded_user(200) for _ in range(2)]
     match, seats = make_match(players, buy_in=50, ante=3)
-    services.buy_ins(seats=seats, amount=50)
-    services.ante_round(match=match, round_number=1, seats=seats, ante=3)
-    services.round_pot_payout(match=match, round_number=1, seat=seats[0])
-    services.match_cash_out(match=match)
+    stakes.buy_ins(seats=seats, amount=50)
+    stakes.ante_round(match=match, round_number=1, seats=seats, ante=3)
+    stakes.round_pot_payout(match=match, round_number=1, seat=seats[0])
+    stakes.match_cash_out(match=match)
     results = client_for(players[0]).get(URL).json()["results"]
     assert [(r["kind"], r["amount"], r["balance_after"]) for r in results] == [
         ("cash_out", 50 - 6 + 6, 150 + 50),

@@ -12,6 +12,7 @@ from collections import Counter
 import pytest
 from django.db import connections
 
+from games import stakes
 from games.models import Match
 from ledger import services
 from ledger.errors import IdempotencyKeyReused, InsufficientChips
@@ -92,17 +93,17 @@ def test_concurrent_movements_keep_the_ledger_consistent():
                         seat = rng.choice(seats)
                         action = rng.randrange(4)
                         if action == 0:
-                            services.buy_in(seat=seat, amount=60)
+                            stakes.buy_in(seat=seat, amount=60)
                         elif action == 1:
-                            services.ante_round(
+                            stakes.ante_round(
                                 match=match, round_number=rng.randint(1, 6), seats=seats, ante=2
                             )
                         elif action == 2:
-                            services.round_pot_payout(
+                            stakes.round_pot_payout(
                                 match=match, round_number=rng.randint(1, 6), seat=seat
                             )
                         else:
-                            services.cash_out(seat=seat)
+                            stakes.cash_out(seat=seat)
                 except (InsufficientChips, IdempotencyKeyReused) as exc:
                     with lock:
                         domain_errors[exc.code] += 1
@@ -129,9 +130,9 @@ def test_concurrent_movements_keep_the_ledger_consistent():
 
     # Settle both tables and audit everything.
     for match, seats in tables:
-        services.game_pot_payout(match=match, winner_seats=[seats[0]])
-        services.round_pot_payout(match=match, round_number=7, seat=seats[1])
-        services.match_cash_out(match=match)
+        stakes.game_pot_payout(match=match, winner_seats=[seats[0]])
+        stakes.round_pot_payout(match=match, round_number=7, seat=seats[1])
+        stakes.match_cash_out(match=match)
         Match.objects.filter(pk=match.pk).update(status=Match.Status.FINISHED)
     assert ledger_problems() == []
     assert not Account.objects.exclude(kind="issuer").filter(balance__lt=0).exists()

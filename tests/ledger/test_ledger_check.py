@@ -4,6 +4,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 
+from games import stakes
 from games.models import Match
 from ledger import services
 from tests.ledger.conftest import funded_user, make_match
@@ -54,11 +55,11 @@ def test_report_names_the_failed_invariants(capsys):
 def test_finished_match_with_chips_on_the_table_is_reported(capsys):
     players = [funded_user(100) for _ in range(2)]
     match, seats = make_match(players, buy_in=20)
-    services.buy_ins(seats=seats, amount=20)
+    stakes.buy_ins(seats=seats, amount=20)
     assert "Ledger OK" in _check()  # an active match may hold chips
     Match.objects.filter(pk=match.pk).update(status=Match.Status.FINISHED)
     with pytest.raises(CommandError):
         call_command("ledger_check")
     assert "every finished or aborted match has empty pots and stacks" in capsys.readouterr().err
-    services.match_cash_out(match=match)
+    stakes.match_cash_out(match=match)
     assert "Ledger OK" in _check()

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
+from games import stakes
 from games.models import Match
 from ledger import services
 from ledger.errors import IdempotencyKeyReused, InsufficientChips
@@ -73,11 +74,11 @@ class LedgerMachine(RuleBasedStateMachine):
             match, seats = make_match(self.users)
             self.matches.append(match)
             self.seats.append(seats)
-            pots = services.pots_for(match)
+            pots = stakes.pots_for(match)
             self.accounts[("round_pot", m)] = pots.round
             self.accounts[("game_pot", m)] = pots.game
             for s, seat in enumerate(seats):
-                self.accounts[("stack", m, s)] = services.stack_for(seat)
+                self.accounts[("stack", m, s)] = stakes.stack_for(seat)
         self.shadow = Shadow()
         # Start with funded wallets and seated stacks so short runs reach the pots.
         for i, user in enumerate(self.users):
@@ -85,7 +86,7 @@ class LedgerMachine(RuleBasedStateMachine):
             self.shadow.move(("issuer",), ("house",), 300)
             self.shadow.record(f"init:{i}", (), ("house",), ("wallet", i), 300)
             for m in range(MATCHES):
-                services.buy_in(seat=self.seats[m][i], amount=40)
+                stakes.buy_in(seat=self.seats[m][i], amount=40)
                 self.shadow.record(
                     f"buy_in:{m}:{i}",
                     (("wallet", i), ("stack", m, i), 40, TransferKind.BUY_IN),
@@ -168,7 +169,7 @@ class LedgerMachine(RuleBasedStateMachine):
         key = f"buy_in:{m}:{s}"
         payload = (debit, credit, amount, TransferKind.BUY_IN)
         outcome = self.shadow.outcome(key, payload, debit, amount)
-        self.expect(outcome, lambda: services.buy_in(seat=self.seats[m][s], amount=amount))
+        self.expect(outcome, lambda: stakes.buy_in(seat=self.seats[m][s], amount=amount))
         if outcome == "moved":
             self.shadow.record(key, payload, debit, credit, amount)
 
@@ -177,7 +178,7 @@ class LedgerMachine(RuleBasedStateMachine):
         if not self.live(m) or (replay and self.round[m] == 1):
             return
         r = self.round[m] - 1 if replay else self.round[m]
-        moves = services.ante_round(
+        moves = stakes.ante_round(
             match=self.matches[m], round_number=r, seats=self.seats[m], ante=ante
         )
         expected = []
@@ -212,7 +213,7 @@ class LedgerMachine(RuleBasedStateMachine):
         prior = self.shadow.keys.get(key)
 
         def call():
-            return services.round_pot_payout(
+            return stakes.round_pot_payout(
                 match=self.matches[m], round_number=round_number, seat=self.seats[m][s]
             )
 
@@ -237,7 +238,7 @@ class LedgerMachine(RuleBasedStateMachine):
         winners = [s for s in range(PLAYERS) if s != seat] if shared else [seat]
         loser = seat if shared else None
         keys = {s: f"game_win:{m}:{s}" for s in winners}
-        moves = services.game_pot_payout(
+        moves = stakes.game_pot_payout(
             match=self.matches[m],
             winner_seats=[self.seats[m][s] for s in winners],
             loser_seat=self.seats[m][loser] if loser is not None else None,
@@ -266,7 +267,7 @@ class LedgerMachine(RuleBasedStateMachine):
     def cash_out(self, m, s):
         stack, wallet = ("stack", m, s), ("wallet", s)
         amount = self.shadow.balance.get(stack, 0)
-        result = services.cash_out(seat=self.seats[m][s])
+        result = stakes.cash_out(seat=self.seats[m][s])
         if amount == 0:
             assert result is None
         else:
@@ -278,7 +279,7 @@ class LedgerMachine(RuleBasedStateMachine):
     def refund(self, m):
         if not self.live(m):
             return
-        services.match_refund(match=self.matches[m])
+        stakes.match_refund(match=self.matches[m])
         for pot in (("round_pot", m), ("game_pot", m)):
             for source, amount in list(self.shadow.contributions.get(pot, {}).items()):
                 self.shadow.move(pot, ("wallet", source[2]), amount)

@@ -11,7 +11,7 @@ from django.db import connection, transaction
 from django.urls import reverse
 
 from accounts.models import User
-from games import engine
+from games import engine, stakes
 from games import services as games
 from games.fairness import commitment
 from games.models import Match, MatchEvent, RoundRecord, Seat
@@ -321,7 +321,7 @@ def test_abort_refunds_after_an_old_pot_adjustment(mod_client, moderator):
     """A pot adjusted by hand (before the admin refused it) no longer matches its antes:
     the abort still refunds, never more than the pot holds, and the ledger stays sound."""
     match, players = running_match(buy_in=50, ante=2)
-    pot = ledger.pots_for(match).round
+    pot = stakes.pots_for(match).round
     ledger.adjustment(account=pot, amount=-1, reason="old fix", actor=moderator)
 
     response = run_action(mod_client, "match", "abort_matches", [match.pk], reason="x")
@@ -341,7 +341,7 @@ def test_abort_after_a_voided_round_refunds_exactly_the_unsettled_antes(mod_clie
     run_action(mod_client, "match", "abort_matches", [match.pk], reason="x")
     back = Counter()
     for user_id, amount in Transfer.objects.filter(
-        match=match, kind=TransferKind.REFUND, credit__kind="wallet"
+        scope=stakes.match_scope(match.pk), kind=TransferKind.REFUND, credit__kind="wallet"
     ).values_list("credit__user_id", "amount"):
         back[user_id] += amount
     assert back[leaver.pk] == 2
@@ -379,7 +379,12 @@ def test_abort_reveals_the_round_in_play(mod_client, moderator, ruleset):
     assert aborted.data["round"] == record
     assert AuditRecord.objects.get(action=AuditAction.MATCH_ABORT).actor == moderator
     assert [wallet_balance(user=p) for p in players] == [1000, 1000, 1000]
-    assert Transfer.objects.filter(match=match, kind=TransferKind.REFUND).count() == 2 * 3
+    assert (
+        Transfer.objects.filter(
+            scope=stakes.match_scope(match.pk), kind=TransferKind.REFUND
+        ).count()
+        == 2 * 3
+    )
     assert_ledger_clean()
 
     # Public: every client of the match sees the revealed round.

@@ -5,7 +5,7 @@ from django.db import DatabaseError, connection, transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from games import engine
+from games import engine, stakes
 from games.models import Match, RoundRecord
 from ledger import services as ledger
 from ledger.models import Transfer, TransferKind
@@ -113,11 +113,11 @@ def test_audit_records_cannot_be_edited_or_deleted(mod_client, moderator):
 def _finished_match(winner, loser, *, rounds_without_challenge: int = 0):
     """A finished heads-up match in which `loser` lost 20 chips to `winner`."""
     match, seats = make_match([loser, winner], buy_in=50, ante=10, status="open")
-    ledger.buy_ins(seats=seats, amount=50)
-    ledger.ante_round(match=match, round_number=1, seats=seats, ante=10)
-    ledger.round_pot_payout(match=match, round_number=1, seat=seats[1])
-    ledger.game_pot_payout(match=match, winner_seats=[seats[1]])
-    ledger.match_cash_out(match=match)
+    stakes.buy_ins(seats=seats, amount=50)
+    stakes.ante_round(match=match, round_number=1, seats=seats, ante=10)
+    stakes.round_pot_payout(match=match, round_number=1, seat=seats[1])
+    stakes.game_pot_payout(match=match, winner_seats=[seats[1]])
+    stakes.match_cash_out(match=match)
     Match.objects.filter(pk=match.pk).update(status="finished", finished_at=timezone.now())
     for number in range(1, rounds_without_challenge + 1):
         actions = [

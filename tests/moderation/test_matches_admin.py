@@ -6,6 +6,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from games import services as games
+from games import stakes
 from games.models import Match, MatchEvent, Seat
 from ledger.models import Account, AccountKind, Transfer, TransferKind
 from ledger.selectors import wallet_balance
@@ -29,9 +30,11 @@ def _play_one_round(match: Match) -> None:
 
 def _unsettled(seat: Seat) -> int:
     """What this seat's stack has put into the pots since each pot last paid out."""
-    stack = Account.objects.get(kind=AccountKind.STACK, seat=seat)
+    stack = Account.objects.get(kind=AccountKind.STACK, ref=stakes.seat_ref(seat.pk))
     total = 0
-    for pot in Account.objects.filter(match_id=seat.match_id, kind__in=["round_pot", "game_pot"]):
+    for pot in Account.objects.filter(
+        scope=stakes.match_scope(seat.match_id), kind__in=["round_pot", "game_pot"]
+    ):
         last_out = (
             Transfer.objects.filter(debit=pot).order_by("-id").values_list("id", flat=True).first()
             or 0
@@ -52,7 +55,7 @@ def test_abort_refunds_exactly_as_rules_1_8_say(mod_client, moderator):
     before = {
         s.player_id: (
             wallet_balance(user=s.player),
-            Account.objects.get(kind=AccountKind.STACK, seat=s).balance,
+            Account.objects.get(kind=AccountKind.STACK, ref=stakes.seat_ref(s.pk)).balance,
             _unsettled(s),
         )
         for s in seats
@@ -69,7 +72,7 @@ def test_abort_refunds_exactly_as_rules_1_8_say(mod_client, moderator):
     for s in seats:
         wallet, stack, unsettled = before[s.player_id]
         assert wallet_balance(user=s.player) == wallet + stack + unsettled
-    assert not Account.objects.filter(match=match, balance__gt=0).exists()
+    assert not Account.objects.filter(scope=stakes.match_scope(match.pk), balance__gt=0).exists()
     assert MatchEvent.objects.filter(match=match, type="match_aborted").exists()
     record = AuditRecord.objects.get(action=AuditAction.MATCH_ABORT)
     assert record.actor == moderator and record.match_id == match.pk
@@ -82,7 +85,12 @@ def test_abort_at_the_start_gives_every_chip_back(mod_client):
     match, players = running_match(buy_in=50, ante=1)
     run_action(mod_client, "match", "abort_matches", [match.pk], reason="test")
     assert [wallet_balance(user=p) for p in players] == [1000, 1000]
-    assert Transfer.objects.filter(match=match, kind=TransferKind.REFUND).count() == 2 * 2
+    assert (
+        Transfer.objects.filter(
+            scope=stakes.match_scope(match.pk), kind=TransferKind.REFUND
+        ).count()
+        == 2 * 2
+    )
     assert_ledger_clean()
 
 
@@ -171,4 +179,4 @@ def test_list_filters_search_and_detail_page(mod_client):
     assert (
         mod_client.post(reverse("admin:games_match_delete", args=[match.pk]), {"post": "yes"})
     ).status_code == 403
-    assert Transfer.objects.filter(Q(match=match)).exists()
+    assert Transfer.objects.filter(Q(scope=stakes.match_scope(match.pk))).exists()

@@ -8,7 +8,8 @@ from ledger.selectors import circulation, ledger_problems
 class Command(BaseCommand):
     help = (
         "Verify the chip ledger: double entry sums to zero, every cached balance equals its "
-        "transfers, no negative balance, finished and aborted matches hold no chips."
+        "transfers, no negative balance, and the checks other apps register (e.g. finished and "
+        "aborted matches hold no chips)."
     )
 
     def add_arguments(self, parser):
