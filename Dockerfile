@@ -20,11 +20,11 @@ COPY --from=build /opt/venv /opt/venv
 WORKDIR /app
 # The code stays owned by root: the app user can read it, not change it.
 COPY . /app
-# Static files (admin, Swagger UI) are collected at build time; settings need a database
+# Static files (play page, admin, Swagger UI) are collected at build time; settings need a database
 # URL and key to load, never used here.
 RUN DATABASE_URL=postgres://build@localhost/build SECRET_KEY=build-only \
     python manage.py collectstatic --noinput --verbosity 0
 USER app
 EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=5s CMD python -c "import urllib.request,sys; sys.exit(urllib.request.urlopen('http://127.0.0.1:8000/healthz').status != 200)"
-CMD ["honcho", "start", "-f", "Procfile", "web"]
+CMD ["python", "-m", "scripts.supervise", "--exec", "web"]

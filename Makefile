@@ -37,6 +37,7 @@ test: $(VENV)/.dev browser
 lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
 
 format: $(VENV)/.dev
 	$(VENV)/bin/ruff check --fix .

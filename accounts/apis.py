@@ -24,13 +24,15 @@ from accounts.serializers import (
     me_payload,
 )
 from accounts.throttles import (
+    LoginBackoffThrottle,
     LoginIpThrottle,
-    LoginUsernameThrottle,
     PerIpAnonThrottle,
     RegisterIpThrottle,
     RegisterUsernameThrottle,
+    login_succeeded,
 )
 from core.idempotency import IDEMPOTENCY_HEADER, IdempotentView, idempotent
+from core.schema import problems
 from ledger.selectors import wallet_balance
 
 
@@ -45,6 +47,9 @@ class RegisterApi(APIView):
         auth=[],
         tags=["auth"],
         summary="Create an account and get its first token",
+        description="Registers a player and returns a bearer token (shown once) for "
+        "`Authorization: Bearer <token>`. The account starts with the signup chips. A taken "
+        "username or a weak password is a 400 naming the field.",
     )
     def post(self, request: Request) -> Response:
         payload = RegisterInput(data=request.data)
@@ -60,7 +65,7 @@ class TokenApi(APIView):
 
     def get_throttles(self) -> list[BaseThrottle]:
         if self.request.method == "POST":
-            return [LoginIpThrottle(), LoginUsernameThrottle()]
+            return [LoginIpThrottle(), LoginBackoffThrottle()]
         return super().get_throttles()
 
     def perform_authentication(self, request: Request) -> None:
@@ -74,6 +79,9 @@ class TokenApi(APIView):
         auth=[],
         tags=["auth"],
         summary="Log in: exchange username and password for a new token",
+        description="A new token for an existing account (shown once); `expires_in` "
+        "makes it expire. Other tokens stay valid.",
+        extensions=problems({400: ["invalid_credentials"]}),
     )
     def post(self, request: Request) -> Response:
         payload = TokenObtainInput(data=request.data)
@@ -84,7 +92,9 @@ class TokenApi(APIView):
             username=data["username"],
             password=data["password"],
             expires_in=timedelta(seconds=expires_in) if expires_in else None,
+            name=data["name"],
         )
+        login_succeeded(request)
         return Response(TokenOutput({"token": raw, "expires_at": token.expires_at}).data)
 
     @extend_schema(
@@ -92,6 +102,7 @@ class TokenApi(APIView):
         responses={204: None},
         tags=["auth"],
         summary="Revoke the token used for this request",
+        description="Logs out this token; it is refused from now on.",
     )
     def delete(self, request: Request) -> Response:
         services.token_revoke(token=request.auth)
@@ -99,7 +110,12 @@ class TokenApi(APIView):
 
 
 class MeApi(APIView):
-    @extend_schema(responses={200: MeOutput}, tags=["accounts"], summary="Your account")
+    @extend_schema(
+        responses={200: MeOutput},
+        tags=["accounts"],
+        summary="Your account",
+        description="Your profile, stats and wallet balance (`chips`).",
+    )
     def get(self, request: Request) -> Response:
         return Response(me_payload(request.user, chips=wallet_balance(user=request.user)))
 
@@ -108,6 +124,8 @@ class MeApi(APIView):
         responses={200: MeOutput},
         tags=["accounts"],
         summary="Declare your account a bot (or not)",
+        description="Third-party programs declare themselves with `is_bot: true`; other "
+        "players see it on every seat.",
     )
     def patch(self, request: Request) -> Response:
         payload = MeUpdateInput(data=request.data)
@@ -123,6 +141,7 @@ class PlayerProfileApi(APIView):
         responses={200: PlayerProfileOutput},
         tags=["accounts"],
         summary="A player's public profile and stats",
+        description="What anyone may know about a player: rating and games.",
     )
     def get(self, request: Request, username: str) -> Response:
         player = selectors.player_get(username=username)
@@ -138,7 +157,11 @@ def _webhook(hook: Webhook, secret: str | None = None) -> dict:
 
 class WebhookListApi(IdempotentView, APIView):
     @extend_schema(
-        responses={200: WebhookOutput(many=True)}, tags=["webhooks"], summary="Your webhooks"
+        responses={200: WebhookOutput(many=True)},
+        tags=["webhooks"],
+        summary="Your webhooks",
+        description="The URLs that receive your `your_turn` and `match_finished` "
+        "notifications (the document's `webhooks` section describes the bodies).",
     )
     def get(self, request: Request) -> Response:
         hooks = selectors.webhooks_of(user=request.user)
@@ -150,8 +173,13 @@ class WebhookListApi(IdempotentView, APIView):
         parameters=[IDEMPOTENCY_HEADER],
         tags=["webhooks"],
         summary="Register a webhook for your turns and finished matches",
+        description="Signed POSTs go to `url` when a turn of yours begins and when your "
+        'match ends: `X-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`. '
+        "The `secret` (yours, or one made for you) is shown only in this answer: a replay "
+        "with the same Idempotency-Key answers the same webhook without it.",
+        extensions=problems({400: ["invalid_webhook_url"], 409: ["too_many_webhooks"]}),
     )
-    @idempotent
+    @idempotent(secret_fields=["secret"])
     def post(self, request: Request) -> Response:
         payload = WebhookInput(data=request.data)
         payload.is_valid(raise_exception=True)
@@ -160,7 +188,12 @@ class WebhookListApi(IdempotentView, APIView):
 
 
 class WebhookDetailApi(APIView):
-    @extend_schema(responses={204: None}, tags=["webhooks"], summary="Remove a webhook")
+    @extend_schema(
+        responses={204: None},
+        tags=["webhooks"],
+        summary="Remove a webhook",
+        description="Stops deliveries to that URL.",
+    )
     def delete(self, request: Request, webhook_id: int) -> Response:
         services.webhook_delete(user=request.user, webhook_id=webhook_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -171,6 +204,8 @@ class WebhookDeliveriesApi(APIView):
         responses={200: WebhookDeliveryOutput(many=True)},
         tags=["webhooks"],
         summary="The latest delivery attempts of a webhook",
+        description="The 50 latest deliveries, newest first, with the body sent, the "
+        "attempts and the receiver's last answer.",
     )
     def get(self, request: Request, webhook_id: int) -> Response:
         deliveries = selectors.webhook_deliveries(user=request.user, webhook_id=webhook_id)

@@ -1,8 +1,14 @@
+from datetime import timedelta
+
 from django.utils import timezone
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
 from accounts.models import ApiToken, User, hash_token
+
+# `last_used_at` is rewritten only when older than this: a bot's requests do not each
+# cost a write.
+LAST_USED_PRECISION = timedelta(minutes=1)
 
 
 class TokenExpired(exceptions.AuthenticationFailed):
@@ -32,7 +38,15 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
             raise TokenExpired()
         if not token.user.is_active:
             raise exceptions.AuthenticationFailed("This account is disabled.")
+        _touch(token)
         return token.user, token
 
     def authenticate_header(self, request: Request) -> str:
         return f'{self.keyword} realm="api"'
+
+
+def _touch(token: ApiToken) -> None:
+    now = timezone.now()
+    if token.last_used_at is None or now - token.last_used_at >= LAST_USED_PRECISION:
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+        token.last_used_at = now

@@ -37,6 +37,30 @@ class User(AbstractUser):
         return round(self.rating_mu - 3 * self.rating_sigma, 2)
 
 
+class Rating(models.Model):
+    """A player's OpenSkill rating in one rule preset (the `ruleset` a match was made
+    from); `User.rating_*` stays the rating over every preset."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="ratings")
+    ruleset = models.CharField(max_length=32)
+    mu = models.FloatField(default=25.0)
+    sigma = models.FloatField(default=25.0 / 3.0)
+    games = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "ruleset"], name="accounts_rating_unique"),
+        ]
+        indexes = [models.Index(fields=["ruleset"])]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} in {self.ruleset}: {self.rating}"
+
+    @property
+    def rating(self) -> float:
+        return round(self.mu - 3 * self.sigma, 2)
+
+
 def hash_token(raw_token: str) -> str:
     # Tokens carry 256 bits of entropy, so a fast unsalted hash is enough to make a leaked
     # table useless while keeping per-request lookups to one indexed query.
@@ -51,7 +75,10 @@ class ApiToken(models.Model):
     prefix = models.CharField(
         max_length=12, editable=False, help_text="First characters, to tell tokens apart."
     )
+    name = models.CharField(max_length=100, blank=True, help_text="The owner's label.")
     created_at = models.DateTimeField(default=timezone.now, editable=False)
+    # Written at most once per LAST_USED_PRECISION, not on every request.
+    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
     expires_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
 
@@ -96,3 +123,34 @@ class WebhookDelivery(models.Model):
 
     def __str__(self) -> str:
         return f"{self.event} -> {self.webhook_id} ({self.status})"
+
+
+class AccountEvent(models.Model):
+    """What happened to an account across all its matches (`your_turn`, `match_started`,
+    `match_finished`, ...), for its account stream. `seq` increases per user with no gap
+    and is the stream's event id; events are kept at least ACCOUNT_EVENTS_KEEP_HOURS."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="account_events")
+    seq = models.PositiveBigIntegerField()
+    type = models.CharField(max_length=32)
+    data = models.JSONField()
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "seq"], name="accounts_event_user_seq"),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.seq} {self.type} (user {self.user_id})"
+
+
+class AccountEventCounter(models.Model):
+    """The last `AccountEvent.seq` given to a user: survives purges, so ids never repeat,
+    and its row lock orders one user's appends by commit."""
+
+    user = models.OneToOneField(User, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    last_seq = models.PositiveBigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"user {self.user_id}: {self.last_seq}"

@@ -4,7 +4,7 @@ from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 
-from accounts.models import User, Webhook, WebhookDelivery
+from accounts.models import ApiToken, User, Webhook, WebhookDelivery
 from core.errors import NotFoundError
 
 _USERNAME = re.compile(UnicodeUsernameValidator.regex)
@@ -25,3 +25,8 @@ def webhooks_of(*, user: User) -> QuerySet[Webhook]:
 def webhook_deliveries(*, user: User, webhook_id: int, limit: int = 50) -> list[WebhookDelivery]:
     hook = get_object_or_404(Webhook, pk=webhook_id, user=user)
     return list(hook.deliveries.order_by("-id")[:limit])
+
+
+def tokens_of(*, user: User) -> QuerySet[ApiToken]:
+    """The user's tokens not revoked (expired ones included, marked by `expires_at`)."""
+    return ApiToken.objects.filter(user=user, revoked_at__isnull=True)

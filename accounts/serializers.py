@@ -1,4 +1,10 @@
 from django.contrib.auth.validators import UnicodeUsernameValidator
+from drf_spectacular.utils import (
+    OpenApiWebhook,
+    PolymorphicProxySerializer,
+    extend_schema,
+    extend_schema_field,
+)
 from rest_framework import serializers
 
 from accounts.models import User
@@ -8,6 +14,7 @@ from core.fields import (
     StrictIntegerField,
     StrictRegexField,
 )
+from core.schema import ConstField
 
 _username_field = StrictRegexField(
     r"^[A-Za-z0-9_.-]{3,30}$",
@@ -36,6 +43,9 @@ class TokenObtainInput(serializers.Serializer):
         max_value=366 * 24 * 3600,
         help_text="Lifetime in seconds; omitted: the token lasts until revoked.",
     )
+    name = StrictCharField(
+        max_length=100, required=False, default="", help_text="A label for the token list."
+    )
 
 
 class TokenOutput(serializers.Serializer):
@@ -51,11 +61,25 @@ class PlayerRef(serializers.Serializer):
     is_bot = serializers.BooleanField()
 
 
+class RulesetRatingOutput(serializers.Serializer):
+    rating = serializers.FloatField(help_text="The conservative estimate, mu - 3 sigma.")
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField()
+    games = serializers.IntegerField(help_text="Rated matches in this preset.")
+
+
 class PlayerProfileOutput(PlayerRef):
-    rating = serializers.FloatField()
+    rating = serializers.FloatField(help_text="Over every preset.")
     games_played = serializers.IntegerField()
     games_won = serializers.IntegerField()
     date_joined = serializers.DateTimeField()
+    ratings = serializers.SerializerMethodField(
+        help_text="By preset, for the presets this player has finished a match in."
+    )
+
+    @extend_schema_field(serializers.DictField(child=RulesetRatingOutput()))
+    def get_ratings(self, user: User) -> dict:
+        return {r.ruleset: RulesetRatingOutput(r).data for r in user.ratings.order_by("ruleset")}
 
 
 class MeOutput(PlayerRef):
@@ -98,13 +122,86 @@ class WebhookOutput(serializers.Serializer):
     secret = serializers.CharField(required=False, help_text="Only in the creation response.")
 
 
+class YourTurnPayload(serializers.Serializer):
+    """The body POSTed when a turn of yours begins (not again for its steps)."""
+
+    event = ConstField("your_turn")
+    match_id = serializers.IntegerField()
+    version = serializers.IntegerField(help_text="Send as `expected_version`.")
+    seat = serializers.IntegerField(help_text="Your seat.")
+    turn_deadline = serializers.DateTimeField()
+
+
+class MatchFinishedPayload(serializers.Serializer):
+    """The body POSTed when a match you played in ends."""
+
+    event = ConstField("match_finished")
+    match_id = serializers.IntegerField()
+    winner_seats = serializers.ListField(child=serializers.IntegerField())
+
+
+# Every webhook body, by its `event` (the OpenAPI document's `webhooks` list them too).
+WEBHOOK_PAYLOADS = {"your_turn": YourTurnPayload, "match_finished": MatchFinishedPayload}
+
+
+@extend_schema_field(
+    PolymorphicProxySerializer(
+        component_name="WebhookPayload",
+        serializers=WEBHOOK_PAYLOADS,
+        resource_type_field_name="event",
+    )
+)
+class WebhookPayloadField(serializers.DictField):
+    """The stored body as sent (a plain dict at run time), typed by `event` in the schema."""
+
+
 class WebhookDeliveryOutput(serializers.Serializer):
     id = serializers.IntegerField()
-    event = serializers.CharField()
-    payload = serializers.DictField()
+    event = serializers.ChoiceField(choices=sorted(WEBHOOK_PAYLOADS))
+    payload = WebhookPayloadField()
     status = serializers.ChoiceField(choices=["pending", "delivered", "failed"])
     attempts = serializers.IntegerField()
     last_status_code = serializers.IntegerField(allow_null=True)
     last_error = serializers.CharField()
     created_at = serializers.DateTimeField()
     delivered_at = serializers.DateTimeField(allow_null=True)
+
+
+_SIGNATURE = (
+    'Headers: `X-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>` (reject '
+    "old `t` and compare in constant time), `X-Delivery-Id`. Any 2xx answer counts as "
+    "delivered; anything else is retried with backoff (6 attempts). Redirects are not "
+    "followed."
+)
+YOUR_TURN_WEBHOOK = OpenApiWebhook(
+    name="your_turn",
+    decorator=extend_schema(
+        request=YourTurnPayload,
+        responses={200: None},
+        summary="A turn of yours began",
+        description=f"Sent once per turn, not again for its steps. {_SIGNATURE}",
+    ),
+)
+MATCH_FINISHED_WEBHOOK = OpenApiWebhook(
+    name="match_finished",
+    decorator=extend_schema(
+        request=MatchFinishedPayload,
+        responses={200: None},
+        summary="A match you played in ended",
+        description=_SIGNATURE,
+    ),
+)
+
+
+class TokenListEntryOutput(serializers.Serializer):
+    """One of your tokens; never its secret."""
+
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    prefix = serializers.CharField(help_text="Its first characters, to tell tokens apart.")
+    created_at = serializers.DateTimeField()
+    last_used_at = serializers.DateTimeField(
+        allow_null=True, help_text="To the minute; null when never used."
+    )
+    expires_at = serializers.DateTimeField(allow_null=True, help_text="Null: until revoked.")
+    current = serializers.BooleanField(help_text="The token authenticating this request.")

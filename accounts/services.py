@@ -1,3 +1,4 @@
+import re
 import secrets
 from datetime import timedelta
 
@@ -8,6 +9,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.errors import InvalidCredentials
+from accounts.events import sessions_changed
 from accounts.models import ApiToken, User, Webhook, hash_token
 from accounts.webhooks import check_url
 from core.errors import DomainError, InvalidInput, NotFoundError
@@ -17,29 +19,48 @@ TOKEN_PREFIX = "ld_"
 MAX_WEBHOOKS = 5
 
 
-def token_create(*, user: User, expires_in: timedelta | None = None) -> tuple[ApiToken, str]:
+def token_create(
+    *, user: User, expires_in: timedelta | None = None, name: str = ""
+) -> tuple[ApiToken, str]:
     """Issues a new token and returns it with the raw value, which is never stored."""
     raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
     token = ApiToken.objects.create(
         user=user,
         key_hash=hash_token(raw),
         prefix=raw[:10],
+        name=name,
         expires_at=timezone.now() + expires_in if expires_in else None,
     )
     return token, raw
 
 
+@transaction.atomic
 def token_revoke(*, token: ApiToken) -> None:
     ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+    sessions_changed(user_id=token.user_id)  # its open streams close
+
+
+def token_revoke_by_id(*, user: User, token_id: int) -> None:
+    """Revokes one of `user`'s own tokens (NotFound for another's, or one revoked)."""
+    revoked = ApiToken.objects.filter(pk=token_id, user=user, revoked_at__isnull=True).update(
+        revoked_at=timezone.now()
+    )
+    if not revoked:
+        raise NotFoundError(f"No token {token_id}.")
 
 
 def token_obtain(
-    *, username: str, password: str, expires_in: timedelta | None = None
+    *, username: str, password: str, expires_in: timedelta | None = None, name: str = ""
 ) -> tuple[ApiToken, str]:
     user = authenticate(username=username, password=password)
     if user is None:
         raise InvalidCredentials("Wrong username or password.")
-    return token_create(user=user, expires_in=expires_in)
+    return token_create(user=user, expires_in=expires_in, name=name)
+
+
+# The server's bots are named `bot-<strategy>[-n]`; nobody may look like one (bots are
+# never found by name, so this is about what other players see, not about seating).
+RESERVED_USERNAME = re.compile(r"^bot[-_.]", re.IGNORECASE)
 
 
 def _username_taken() -> InvalidInput:
@@ -49,6 +70,16 @@ def _username_taken() -> InvalidInput:
 @transaction.atomic
 def user_register(*, username: str, password: str) -> tuple[User, str]:
     """Creates an account, grants its starting chips and returns it with a first token."""
+    if RESERVED_USERNAME.match(username):
+        raise InvalidInput(
+            {
+                "username": [
+                    "Names starting with 'bot-' (any case, or 'bot_', 'bot.') are kept "
+                    "for the server's bots."
+                ]
+            },
+            code="username_reserved",
+        )
     if User.objects.filter(username__iexact=username).exists():
         raise _username_taken()
     candidate = User(username=username)
@@ -63,7 +94,7 @@ def user_register(*, username: str, password: str) -> tuple[User, str]:
     except IntegrityError as exc:  # a concurrent registration won the race
         raise _username_taken() from exc
     signup_grant(user=candidate, actor=candidate)
-    _, raw = token_create(user=candidate)
+    _, raw = token_create(user=candidate, name="registration")
     return candidate, raw
 
 
@@ -96,6 +127,7 @@ def user_deactivate(*, user: User) -> int:
     many tokens were revoked."""
     user.is_active = False
     user.save(update_fields=["is_active"])
+    sessions_changed(user_id=user.pk)  # their open streams close on the commit
     return ApiToken.objects.filter(user=user, revoked_at__isnull=True).update(
         revoked_at=timezone.now()
     )

@@ -1,6 +1,7 @@
 from celery import shared_task
 from django.conf import settings
 
+from accounts.events import account_events_purge
 from accounts.webhooks import deliver
 
 # A retry waits in Redis as a task with an ETA; one held longer than the visibility
@@ -25,3 +26,8 @@ class DeliveryPending(Exception):
 def deliver_webhook(delivery_id: int) -> None:
     if not deliver(delivery_id):
         raise DeliveryPending(delivery_id)
+
+
+@shared_task(acks_late=True)
+def purge_account_events() -> int:
+    return account_events_purge()

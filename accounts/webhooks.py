@@ -1,6 +1,7 @@
 """Signed turn notifications to a player's webhooks, delivered by Celery, never blocking
 play. Signature: `X-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`."""
 
+import contextlib
 import hashlib
 import hmac
 import http.client
@@ -8,16 +9,20 @@ import ipaddress
 import json
 import socket
 import ssl
+import threading
 import time
 from typing import Any
 from urllib.parse import SplitResult, urlsplit
 
+from celery import current_app
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import Webhook, WebhookDelivery
 from core.errors import DomainError
+
+DELIVER_WEBHOOK = "accounts.tasks.deliver_webhook"
 
 MAX_ATTEMPTS = 6
 
@@ -43,6 +48,57 @@ def _port(parts: SplitResult) -> int:
     return parts.port or (443 if parts.scheme == "https" else 80)
 
 
+# Every range that is not a plain public unicast address, beyond what `is_global` knows:
+# multicast, reserved and benchmarking ranges, and the IPv6 forms that embed or translate
+# to an IPv4 address (IPv4-compatible, mapped, translated, NAT64, 6to4), which reach
+# internal hosts on networks that route them. A receiver on such an address uses its
+# plain address instead.
+_NOT_PUBLIC = tuple(
+    ipaddress.ip_network(n)
+    for n in (
+        "0.0.0.0/8",
+        "10.0.0.0/8",
+        "100.64.0.0/10",
+        "127.0.0.0/8",
+        "169.254.0.0/16",
+        "172.16.0.0/12",
+        "192.0.0.0/24",
+        "192.0.2.0/24",
+        "192.88.99.0/24",
+        "192.168.0.0/16",
+        "198.18.0.0/15",
+        "198.51.100.0/24",
+        "203.0.113.0/24",
+        "224.0.0.0/4",
+        "240.0.0.0/4",
+        "::/96",  # IPv4-compatible (and :: and ::1)
+        "::ffff:0:0/96",  # IPv4-mapped
+        "::ffff:0:0:0/96",  # IPv4-translated
+        "64:ff9b::/96",  # NAT64, well-known prefix
+        "64:ff9b:1::/48",  # NAT64, local use
+        "100::/64",
+        "2001::/23",  # Teredo and other IETF protocol assignments
+        "2001:db8::/32",
+        "2002::/16",  # 6to4
+        "fc00::/7",
+        "fe80::/10",
+        "fec0::/10",  # site-local (deprecated, still routed on some networks)
+        "ff00::/8",
+    )
+)
+
+
+def is_public_address(address: str) -> bool:
+    """Whether a webhook may be delivered to `address` (an IP address string)."""
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])  # an IPv6 zone is not an address
+    except ValueError:
+        return False
+    if not ip.is_global or ip.is_multicast or ip.is_reserved:
+        return False
+    return not any(ip.version == net.version and ip in net for net in _NOT_PUBLIC)
+
+
 def _resolve(parts: SplitResult) -> str:
     """The one address to connect to, after checking every address the host has (unless
     the settings allow private ones): the connection is made to that very address, so a
@@ -52,10 +108,10 @@ def _resolve(parts: SplitResult) -> str:
     except (socket.gaierror, UnicodeError) as exc:
         raise WebhookRejected(f"The webhook host does not resolve: {exc}") from exc
     addresses = [info[4][0] for info in infos]
-    if not settings.WEBHOOKS_ALLOW_PRIVATE and not all(
-        ipaddress.ip_address(a).is_global for a in addresses
-    ):
-        raise WebhookRejected("Webhooks cannot target private, loopback or unknown hosts.")
+    if not settings.WEBHOOKS_ALLOW_PRIVATE and not all(is_public_address(a) for a in addresses):
+        raise WebhookRejected(
+            "Webhooks cannot target private, loopback, multicast, reserved or unknown hosts."
+        )
     return addresses[0]
 
 
@@ -70,45 +126,78 @@ def check_url(url: str) -> None:
         _resolve(parts)
 
 
+def _open(address: str, port: int) -> socket.socket:
+    """A connection to `address` within WEBHOOK_CONNECT_SECONDS; each read on it then
+    waits at most WEBHOOK_TIMEOUT_SECONDS."""
+    sock = socket.create_connection((address, port), settings.WEBHOOK_CONNECT_SECONDS)
+    sock.settimeout(settings.WEBHOOK_TIMEOUT_SECONDS)
+    return sock
+
+
 class _PinnedHTTPConnection(http.client.HTTPConnection):
     """Talks to `address` (already checked), whatever the host name resolves to now."""
 
-    def __init__(self, host: str, port: int, *, address: str, timeout: float) -> None:
-        super().__init__(host, port, timeout=timeout)
+    def __init__(self, host: str, port: int, *, address: str) -> None:
+        super().__init__(host, port, timeout=settings.WEBHOOK_TIMEOUT_SECONDS)
         self.address = address
 
     def connect(self) -> None:
-        self.sock = socket.create_connection((self.address, self.port), self.timeout)
+        self.sock = _open(self.address, self.port)
 
 
 class _PinnedHTTPSConnection(http.client.HTTPSConnection):
     """TLS to the pinned address; the certificate is still verified for the host name."""
 
-    def __init__(self, host: str, port: int, *, address: str, timeout: float) -> None:
+    def __init__(self, host: str, port: int, *, address: str) -> None:
         self.tls = ssl.create_default_context()
-        super().__init__(host, port, timeout=timeout, context=self.tls)
+        super().__init__(host, port, timeout=settings.WEBHOOK_TIMEOUT_SECONDS, context=self.tls)
         self.address = address
 
     def connect(self) -> None:
-        sock = socket.create_connection((self.address, self.port), self.timeout)
-        self.sock = self.tls.wrap_socket(sock, server_hostname=self.host)
+        self.sock = self.tls.wrap_socket(_open(self.address, self.port), server_hostname=self.host)
+
+
+def _cut(conn: http.client.HTTPConnection, overran: threading.Event) -> None:
+    """Ends an exchange that overran its deadline: a blocked read returns at once."""
+    overran.set()
+    sock = conn.sock
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
 
 
 def _post(url: str, body: bytes, headers: dict[str, str]) -> int:
-    """One POST; returns the status. Never follows a redirect (its target was not checked)."""
+    """One POST; returns the status. Never follows a redirect (its target was not checked).
+    The whole exchange ends by WEBHOOK_DEADLINE_SECONDS, however slowly the receiver
+    answers; only the status line and headers are read (http.client bounds those), never
+    the body."""
     parts = _parse(url)
     address = _resolve(parts)
     pinned = _PinnedHTTPSConnection if parts.scheme == "https" else _PinnedHTTPConnection
     # An explicit port: http.client would read the end of a bare IPv6 host as one.
-    conn = pinned(
-        parts.hostname, _port(parts), address=address, timeout=settings.WEBHOOK_TIMEOUT_SECONDS
-    )
+    conn = pinned(parts.hostname, _port(parts), address=address)
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    overran = threading.Event()
+    watchdog = threading.Timer(settings.WEBHOOK_DEADLINE_SECONDS, _cut, args=(conn, overran))
+    watchdog.start()
+    late = TimeoutError(f"no answer within {settings.WEBHOOK_DEADLINE_SECONDS:g} s")
     try:
+        conn.connect()
+        if overran.is_set():  # the deadline passed while connecting: nothing to cut then
+            raise OSError("the connection took the whole deadline")
         conn.request("POST", path, body=body, headers=headers)
-        return conn.getresponse().status
+        status = conn.getresponse().status
+    except (OSError, http.client.HTTPException) as exc:
+        if overran.is_set():
+            raise late from exc
+        raise
     finally:
+        watchdog.cancel()
         conn.close()
+    # A cut can also read as the end of the headers: an answer cut short is no answer.
+    if overran.is_set():
+        raise late
+    return status
 
 
 def notify_players(*, user_ids: list[int], event: str, payload: dict[str, Any]) -> None:
@@ -126,10 +215,13 @@ def notify_players(*, user_ids: list[int], event: str, payload: dict[str, Any]) 
             for pk in hooks
         ]
     )
-    from accounts.tasks import deliver_webhook
-
     ids = [d.pk for d in deliveries]
-    transaction.on_commit(lambda: [deliver_webhook.delay(pk) for pk in ids])
+    # By task name: the task module imports this one (no import cycle). `robust`: with
+    # the broker down the change that notifies has committed, so its request must not
+    # fail; the error is logged and the deliveries stay pending.
+    transaction.on_commit(
+        lambda: [current_app.send_task(DELIVER_WEBHOOK, args=(pk,)) for pk in ids], robust=True
+    )
 
 
 def deliver(delivery_id: int) -> bool:

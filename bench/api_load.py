@@ -3,10 +3,12 @@
     .venv/bin/python bench/api_load.py          # 32 clients, new matches for 45 s (~2.5 min)
     .venv/bin/python bench/api_load.py --clients 8 --matches-per-client 2
     .venv/bin/python bench/api_load.py --base-url http://127.0.0.1:8000
+    .venv/bin/python bench/api_load.py --web-processes 1,2        # each in turn
+    .venv/bin/python bench/api_load.py --server-root /path/to/other/checkout  # "before"
 
 Without --base-url it starts the server exactly as `make run` does
 (`python -m scripts.stack run`: embedded PostgreSQL and Redis, migrations, then gunicorn,
-Celery worker and beat under honcho) in a temporary DATA_DIR on a free port, with the
+Celery worker and beat under scripts/supervise.py) in a temporary DATA_DIR on a free port, with the
 per-user and registration throttles raised so the load is not throttled, and stops it
 with SIGINT to its process group at the end.
 
@@ -15,6 +17,11 @@ actions a client also calls `GET /api/v1/me/`, so the cheapest authenticated rea
 measured in the same run, under the same load, as the baseline: the goal is a POST
 action p50 within 2x of the GET /me/ p50. Errors are every non-2xx answer except the
 409s of expected races (stale_version, not_your_turn, idempotency_key_in_use).
+
+`--web-processes` sets gunicorn's worker processes (WEB_CONCURRENCY). The server's CPU
+per action is the CPU time (user + system, from /proc) its processes used during play,
+divided by the actions played: the web processes alone, and everything (web, Celery,
+PostgreSQL, Redis).
 """
 
 from __future__ import annotations
@@ -67,9 +74,56 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+@dataclass
+class Server:
+    base_url: str
+    pid: int | None = None  # `scripts.stack run`, when we started it
+    data_dir: Path | None = None
+
+    def cpu_seconds(self) -> dict[str, float]:
+        """CPU seconds so far of the server's processes: "web" (gunicorn) and "all": the
+        stack's descendants and PostgreSQL/Redis (daemons outside that tree, found by
+        their DATA_DIR as `_reap_orphans` does) with their children."""
+        used = {"web": 0.0, "all": 0.0}
+        if self.pid is None:
+            return used
+        tick = os.sysconf("SC_CLK_TCK")
+        stats: dict[int, tuple[int, float, bytes]] = {}  # pid: (ppid, cpu, cmdline)
+        roots = {self.pid}
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                cmdline = (entry / "cmdline").read_bytes()
+                cpu = (int(fields[11]) + int(fields[12])) / tick  # utime + stime
+                stats[int(entry.name)] = (int(fields[1]), cpu, cmdline)
+                if str(self.data_dir).encode() in cmdline or os.readlink(entry / "cwd").startswith(
+                    str(self.data_dir)
+                ):
+                    roots.add(int(entry.name))
+        children: dict[int, list[int]] = defaultdict(list)
+        for pid, (ppid, _, _) in stats.items():
+            children[ppid].append(pid)
+        seen, todo = set(), list(roots)
+        while todo:
+            pid = todo.pop()
+            if pid in seen or pid not in stats:
+                continue
+            seen.add(pid)
+            todo += children[pid]
+            _, cpu, cmdline = stats[pid]
+            used["all"] += cpu
+            if b"gunicorn" in cmdline:
+                used["web"] += cpu
+        return used
+
+
 @contextlib.contextmanager
-def local_server(keep_log: Callable[[], bool]) -> Iterator[str]:
-    """Runs `python -m scripts.stack run` in a fresh DATA_DIR; yields its base URL."""
+def local_server(
+    keep_log: Callable[[], bool], *, web_processes: int = 2, server_root: Path = ROOT
+) -> Iterator[Server]:
+    """Runs `python -m scripts.stack run` in a fresh DATA_DIR; yields the server."""
     data_dir = Path(tempfile.mkdtemp(prefix="liarsdice-bench-"))
     port = free_port()
     env = dict(os.environ)
@@ -83,19 +137,19 @@ def local_server(keep_log: Callable[[], bool]) -> Iterator[str]:
         THROTTLE_USER="100000/min",
         THROTTLE_REGISTER_IP="100000/hour",
         THROTTLE_LOGIN_IP="100000/min",
-        THROTTLE_LOGIN_USERNAME="100000/min",
+        LOGIN_FREE_ATTEMPTS="100000",
         PYTHONUNBUFFERED="1",
-        # The Procfile names gunicorn and celery bare; stack.py finds honcho next to the
-        # interpreter but leaves PATH alone, so an unactivated venv would not find them.
+        WEB_CONCURRENCY=str(web_processes),
+        # The Procfile names gunicorn and celery bare: an unactivated venv needs them on PATH.
         PATH=os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")]),
     )
     log_path = data_dir / "server.log"
     log = log_path.open("wb")
     started = time.monotonic()
-    # Its own session, so one signal reaches honcho, gunicorn, Celery and the databases.
+    # Its own session, so one signal reaches the supervisor and the databases.
     proc = subprocess.Popen(
         [sys.executable, "-m", "scripts.stack", "run"],
-        cwd=ROOT,
+        cwd=server_root,
         env=env,
         stdout=log,
         stderr=subprocess.STDOUT,
@@ -104,8 +158,11 @@ def local_server(keep_log: Callable[[], bool]) -> Iterator[str]:
     base_url = f"http://127.0.0.1:{port}"
     try:
         _wait_healthy(base_url, proc, log_path)
-        print(f"server up at {base_url} in {time.monotonic() - started:.1f} s (log {log_path})")
-        yield base_url
+        print(
+            f"server ({server_root}, {web_processes} web processes) up at {base_url} in "
+            f"{time.monotonic() - started:.1f} s (log {log_path})"
+        )
+        yield Server(base_url, pid=proc.pid, data_dir=data_dir)
     finally:
         _stop(proc)
         _reap_orphans(data_dir)
@@ -280,8 +337,9 @@ def guarded(target, stats: Stats, *args) -> None:
             stats.errors.append(f"client stopped: {exc!r}")
 
 
-def run_load(plan: Plan, clients: int, stats: Stats) -> float:
-    """Registers `clients` accounts, plays, returns the seconds of play."""
+def run_load(plan: Plan, clients: int, stats: Stats, server: Server) -> tuple[float, dict]:
+    """Registers `clients` accounts, plays; returns the seconds of play and the server's
+    CPU seconds in them."""
     prefix = f"b{uuid.uuid4().hex[:8]}"
     apis = [Api(plan.base_url, observer=stats.observe, timeout=60) for _ in range(clients)]
     started = time.monotonic()
@@ -306,6 +364,7 @@ def run_load(plan: Plan, clients: int, stats: Stats) -> float:
                     target=guarded, args=(follower, stats, api, inbox, stats, g + i + 1)
                 )
             )
+    cpu_before = server.cpu_seconds()
     started = time.monotonic()
     plan.deadline = started + plan.duration
     for t in threads:
@@ -313,17 +372,26 @@ def run_load(plan: Plan, clients: int, stats: Stats) -> float:
     for t in threads:
         t.join()
     elapsed = time.monotonic() - started
+    cpu = {k: v - cpu_before[k] for k, v in server.cpu_seconds().items()}
     for api in apis:
         api.close()
-    return elapsed
+    return elapsed, cpu
 
 
-def report(stats: Stats, clients: int, players: int, elapsed: float) -> float | None:
+def report(
+    stats: Stats, clients: int, players: int, elapsed: float, cpu: dict[str, float]
+) -> float | None:
     print()
     print(
         f"{clients} clients, {players} players a match: {stats.matches} matches, "
         f"{stats.actions} actions in {elapsed:.1f} s = {stats.actions / elapsed:.1f} actions/s"
     )
+    if stats.actions and cpu["all"]:
+        print(
+            f"server CPU per action: web {cpu['web'] / stats.actions * 1000:.1f} ms, "
+            f"all processes {cpu['all'] / stats.actions * 1000:.1f} ms "
+            f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)"
+        )
     print(f"{'request':<14}{'count':>8}{'p50 ms':>10}{'p95 ms':>10}{'p99 ms':>10}")
     for route in (*REPORTED, "GET events"):
         values = stats.latencies.get(route, [])
@@ -364,29 +432,44 @@ def main(argv: list[str] | None = None) -> int:
         help="comma-separated rulesets, used in turn (e.g. milton_bradley,poker_dice)",
     )
     parser.add_argument("--keep-log", action="store_true", help="keep the server's DATA_DIR")
+    parser.add_argument(
+        "--web-processes",
+        default="2",
+        help="gunicorn worker processes; comma-separated to run once with each (e.g. 1,2)",
+    )
+    parser.add_argument(
+        "--server-root", type=Path, default=ROOT, help="the checkout whose server to start"
+    )
     args = parser.parse_args(argv)
     if args.clients < args.players_per_match:
         parser.error("--clients must be at least --players-per-match")
 
-    stats = Stats()
-    plan = Plan(
-        base_url="",
-        players=args.players_per_match,
-        rulesets=args.ruleset.split(","),
-        matches_per_client=args.matches_per_client,
-        duration=args.duration,
-    )
-    server = (
-        contextlib.nullcontext(args.base_url.rstrip("/"))
-        if args.base_url
-        # A run with errors keeps the server's log for the post-mortem.
-        else local_server(lambda: args.keep_log or bool(stats.errors))
-    )
-    with server as base_url:
-        plan.base_url = base_url
-        elapsed = run_load(plan, args.clients, stats)
-    ratio = report(stats, args.clients, args.players_per_match, elapsed)
-    return 0 if not stats.errors and ratio is not None else 1
+    failed = False
+    for web_processes in [int(n) for n in args.web_processes.split(",")]:
+        stats = Stats()
+        plan = Plan(
+            base_url="",
+            players=args.players_per_match,
+            rulesets=args.ruleset.split(","),
+            matches_per_client=args.matches_per_client,
+            duration=args.duration,
+        )
+        server = (
+            contextlib.nullcontext(Server(args.base_url.rstrip("/")))
+            if args.base_url
+            # A run with errors keeps the server's log for the post-mortem.
+            else local_server(
+                lambda stats=stats: args.keep_log or bool(stats.errors),
+                web_processes=web_processes,
+                server_root=args.server_root.resolve(),
+            )
+        )
+        with server as running:
+            plan.base_url = running.base_url
+            elapsed, cpu = run_load(plan, args.clients, stats, running)
+        ratio = report(stats, args.clients, args.players_per_match, elapsed, cpu)
+        failed = failed or bool(stats.errors) or ratio is None
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

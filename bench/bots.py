@@ -24,13 +24,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from games.engine import (
     apply,
     legal_actions,
+    loser,
     new_match,
     rules_from_preset,
     view_for,
 )
-from games.engine.strategies import STRATEGIES
+from games.engine.bots import STRATEGIES
 
-PRESETS = ("milton_bradley", "classic", "poker_dice")
+PRESETS = ("milton_bradley", "classic", "perudo", "poker_dice")
 PLAYERS = (2, 4, 6)
 PAIRINGS = (("expert", "cautious"), ("cautious", "random"), ("expert", "random"))
 GOALS = {("expert", "cautious", 2): 0.60, ("cautious", "random", 2): 0.85}
@@ -38,17 +39,19 @@ MAX_ACTIONS = 20_000
 CHUNK = 250  # games per task sent to a worker
 
 
-def play(rules, names: list[str], rng: random.Random, timings: dict | None = None) -> list[int]:
-    """Play one game with the given strategy per seat; return the seats that won.
+def play(
+    rules, names: list[str], rng: random.Random, timings: dict | None = None
+) -> tuple[list[int], int | None]:
+    """Play one game with the given strategy per seat; return (the seats that won, the
+    seat that lost when the family names one: poker dice's jug, RULES 2).
 
-    Poker dice returns everyone but the loser (RULES 2). `timings` collects each
-    strategy's decision times in seconds when given.
+    `timings` collects each strategy's decision times in seconds when given.
     """
     state, _ = new_match(rules, len(names), rng)
     clock = time.perf_counter
     for _ in range(MAX_ACTIONS):
         if state.finished:
-            return list(state.winners)
+            return list(state.winners), loser(state)
         seat = state.round.turn
         view = view_for(state, seat)
         legal = legal_actions(state, seat)
@@ -76,10 +79,9 @@ def run_chunk(task: tuple[str, int, str, str, int, int]) -> tuple[tuple, int, in
     start = time.perf_counter()
     for g in range(games):
         names = _seats(a, b, players, flip=bool(g % 2))
-        winners = play(rules, names, rng)
-        if rules.is_poker:
-            loser = next(s for s in range(players) if s not in winners)
-            wins += names[loser] == b
+        winners, lost = play(rules, names, rng)
+        if lost is not None:
+            wins += names[lost] == b
         else:
             wins += names[winners[0]] == a
     return (preset, players, a, b), wins, games, time.perf_counter() - start

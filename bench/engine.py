@@ -1,84 +1,110 @@
-"""Engine benchmark: full games per CPU-second with random legal play, one core, no Django.
+"""Engine benchmark: actions per CPU-second with random legal play, one core, no Django.
 
-Run: python bench/engine.py [--games N] [--players N] [--seed S]
+Runs the engine as it was before the family packages (issue 10; extracted from git at
+BASELINE with `git archive`, imported as `engine_before`) and the engine of this checkout
+side by side, in the same Python driver loop: legal_actions, a random legal action,
+apply. Both play the same seeded games, so equal actions per game also checks that the
+two engines behave the same.
+
+Run: python bench/engine.py [--games N] [--players N] [--seed S] [--repeat R]
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import io
 import random
+import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
-from games.engine import (
-    PRESETS,
-    apply,
-    current_seat,
-    legal_actions,
-    new_match,
-    random_action,
-)
+from games import engine  # noqa: E402
+from games.engine.bots.random_play import random_action  # noqa: E402
+
+# main just before the engine became one interface with a package per family (merged
+# in at 14f1116, so both sides list max_quantity with a legal bid).
+BASELINE = "14f11164649f720c142a29abd3fb0ae16be16928"
 
 
-def run_plain(rules, players: int, games: int, seed: int) -> float:
-    """Games per second for the whole loop: legal_actions, the bot's choice, apply."""
-    rng = random.Random(seed)
-    start = time.process_time()
-    for _ in range(games):
-        state, _ = new_match(rules, players, rng)
+def load_engine_before(commit: str, into: Path) -> ModuleType:
+    """`games/engine` at `commit`, imported as the package `engine_before`."""
+    archive = subprocess.run(
+        ["git", "archive", commit, "games/engine"], cwd=ROOT, capture_output=True, check=True
+    ).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(into, filter="data")
+    package = into / "games" / "engine"
+    spec = importlib.util.spec_from_file_location(
+        "engine_before", package / "__init__.py", submodule_search_locations=[str(package)]
+    )
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["engine_before"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def drive(
+    new_match: Any, legal_actions: Any, apply: Any, choose: Any, rules: Any, args: Any
+) -> tuple[float, int]:
+    """(actions per CPU-second, actions) of `args.games` games: the same loop for both."""
+    rng = random.Random(args.seed)
+    actions = 0
+    start = time.process_time()  # CPU time: steadier than wall time on a shared host
+    for _ in range(args.games):
+        state, _ = new_match(rules, args.players, rng)
         while not state.finished:
-            choices = legal_actions(state, current_seat(state))
-            state, _ = apply(state, random_action(state, rng, choices=choices), rng)
-    return games / (time.process_time() - start)
-
-
-def run_timed(rules, players: int, games: int, seed: int) -> tuple[float, float, float]:
-    """Microseconds per apply and per legal_actions, and actions per game."""
-    rng = random.Random(seed)
-    clock = time.process_time  # CPU time: steadier than wall time on a shared host
-    t_apply = t_legal = 0.0
-    n_apply = n_legal = 0
-    for _ in range(games):
-        state, _ = new_match(rules, players, rng)
-        while not state.finished:
-            seat = current_seat(state)
-            t0 = clock()
-            choices = legal_actions(state, seat)
-            t1 = clock()
-            action = random_action(state, rng, choices=choices)
-            t2 = clock()
-            state, _ = apply(state, action, rng)
-            t3 = clock()
-            t_legal += t1 - t0
-            t_apply += t3 - t2
-            n_legal += 1
-            n_apply += 1
-    return 1e6 * t_apply / n_apply, 1e6 * t_legal / n_legal, n_apply / games
+            choices = legal_actions(state, state.round.turn)
+            state, _ = apply(state, choose(state, rng, choices=choices), rng)
+            actions += 1
+    return actions / (time.process_time() - start), actions
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--games", type=int, default=2000)
+    parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=3, help="best of N runs (noisy hosts)")
+    parser.add_argument("--before", default=BASELINE, help="commit of the engine to compare")
     args = parser.parse_args()
-    print(
-        f"{args.players} players, {args.games} games per preset, random legal play, one core, "
-        f"best of {args.repeat}"
-    )
-    print(f"{'preset':16} {'games/s':>9} {'us/apply':>9} {'us/legal':>9} {'actions/game':>13}")
-    for name, rules in PRESETS.items():
-        run_plain(rules, args.players, max(10, args.games // 10), args.seed)  # warm caches
-        gps = max(run_plain(rules, args.players, args.games, args.seed) for _ in range(args.repeat))
-        timed = [run_timed(rules, args.players, args.games, args.seed) for _ in range(args.repeat)]
-        us_apply = min(t[0] for t in timed)
-        us_legal = min(t[1] for t in timed)
-        apg = timed[0][2]
-        print(f"{name:16} {gps:9.0f} {us_apply:9.1f} {us_legal:9.1f} {apg:13.1f}")
+    with tempfile.TemporaryDirectory() as tmp:
+        before = load_engine_before(args.before, Path(tmp))
+        engines = {
+            "before": (before.new_match, before.legal_actions, before.apply, before.random_action),
+            "now": (engine.new_match, engine.legal_actions, engine.apply, random_action),
+        }
+        print(
+            f"{args.players} players, {args.games} games per preset, random legal play, "
+            f"one core, best of {args.repeat}; before = {args.before[:10]}"
+        )
+        print(
+            f"{'preset':16} {'before act/s':>13} {'now act/s':>11} {'ratio':>6} "
+            f"{'actions/game':>13} {'same games':>11}"
+        )
+        for name in engine.PRESETS:
+            best: dict[str, float] = {}
+            counts: dict[str, int] = {}
+            for label, (new_match, legal, apply, choose) in engines.items():
+                presets = before.PRESETS if label == "before" else engine.PRESETS
+                rules = presets[name]
+                for _ in range(args.repeat):
+                    rate, counts[label] = drive(new_match, legal, apply, choose, rules, args)
+                    best[label] = max(best.get(label, 0.0), rate)
+            ratio = best["now"] / best["before"]
+            same = "yes" if counts["now"] == counts["before"] else "NO"
+            print(
+                f"{name:16} {best['before']:13.0f} {best['now']:11.0f} {ratio:6.2f} "
+                f"{counts['now'] / args.games:13.1f} {same:>11}"
+            )
 
 
 if __name__ == "__main__":

@@ -3,10 +3,13 @@ from django.urls import include, path, re_path
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from core.apis import ApiIndexApi
 from core.health import healthz
 from core.problems import API_NOT_FOUND, not_found
+from web.views import play_page
 
 api_v1 = [
+    path("", ApiIndexApi.as_view(), name="api-index"),
     path("", include("accounts.urls")),
     path("", include("ledger.urls")),
     path("", include("games.urls")),
@@ -15,6 +18,7 @@ api_v1 = [
 ]
 
 urlpatterns = [
+    path("", play_page, name="play"),
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),

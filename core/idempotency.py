@@ -5,13 +5,15 @@ the work starts, so two identical requests racing each other still act once."""
 
 import functools
 import hashlib
+import hmac
 import json
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -40,9 +42,28 @@ IDEMPOTENCY_HEADER = OpenApiParameter(
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
 
 
-def _fingerprint(request: Request) -> str:
-    body = json.dumps(request.data, sort_keys=True, separators=(",", ":"), default=str)
+def _fingerprint(request: Request, secret_fields: Sequence[str] = ()) -> str:
+    data = request.data
+    if secret_fields and isinstance(data, dict):
+        # A secret in the body is fingerprinted by a keyed hash, so the stored fingerprint
+        # cannot be used to guess it offline.
+        data = {
+            k: _keyed_hash(v) if k in secret_fields and isinstance(v, str) else v
+            for k, v in data.items()
+        }
+    body = json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(f"{request.method} {request.path}\n{body}".encode()).hexdigest()
+
+
+def _keyed_hash(value: str) -> str:
+    return hmac.new(settings.SECRET_KEY.encode(), value.encode(), hashlib.sha256).hexdigest()
+
+
+def _without(body: Any, secret_fields: Sequence[str]) -> Any:
+    """The response body kept for replays: the secret fields of a JSON object left out."""
+    if not secret_fields or not isinstance(body, dict):
+        return body
+    return {k: v for k, v in body.items() if k not in secret_fields}
 
 
 def _reclaimable(now: datetime) -> Q:
@@ -86,9 +107,12 @@ def _storable(value: Any) -> Any:
     return value
 
 
-def _store(request: Request, key: str, response: Response) -> None:
+def _store(
+    request: Request, key: str, response: Response, secret_fields: Sequence[str] = ()
+) -> None:
     IdempotencyRecord.objects.filter(user=request.user, key=key).update(
-        response_status=response.status_code, response_body=_storable(response.data)
+        response_status=response.status_code,
+        response_body=_storable(_without(response.data, secret_fields)),
     )
 
 
@@ -123,18 +147,29 @@ class IdempotentView:
         return self.get_exception_handler()(exc, self.get_exception_handler_context())
 
 
-def idempotent(handler: Callable) -> Callable:
+def _check_key(key: str) -> None:
+    if not 1 <= len(key) <= 255 or _CONTROL.search(key):
+        raise DomainError(
+            f"{HEADER} must be 1 to 255 characters, none of them control characters.",
+            code="validation_error",
+        )
+
+
+def idempotent(handler: Callable | None = None, *, secret_fields: Sequence[str] = ()) -> Callable:
+    """Makes a POST handler idempotent (`@idempotent`). With `secret_fields`
+    (`@idempotent(secret_fields=["secret"])`) those top-level fields of the response are
+    never stored, so a replay answers without them (a secret is shown once), and those
+    of the request body are fingerprinted by a keyed hash only."""
+    if handler is None:
+        return functools.partial(idempotent, secret_fields=tuple(secret_fields))
+
     @functools.wraps(handler)
     def wrapper(view, request: Request, *args, **kwargs) -> Response:
         key = request.headers.get(HEADER)
         if key is None:
             return handler(view, request, *args, **kwargs)
-        if not 1 <= len(key) <= 255 or _CONTROL.search(key):
-            raise DomainError(
-                f"{HEADER} must be 1 to 255 characters, none of them control characters.",
-                code="validation_error",
-            )
-        fingerprint = _fingerprint(request)
+        _check_key(key)
+        fingerprint = _fingerprint(request, secret_fields)
         existing = _claim(request, key, fingerprint)
         if existing is not None:
             if existing.request_hash != fingerprint:
@@ -162,7 +197,7 @@ def idempotent(handler: Callable) -> Callable:
             with transaction.atomic():
                 response = handler(view, request, *args, **kwargs)
                 if response.status_code < 500:
-                    _store(request, key, response)
+                    _store(request, key, response, secret_fields)
         except Exception as exc:
             response = view.handle_exception_for_idempotency(exc)
             if response is None or response.status_code >= 500:

@@ -4,11 +4,14 @@ import time
 import uuid
 from collections.abc import Callable
 
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.utils.functional import SimpleLazyObject, empty
+from whitenoise.middleware import WhiteNoiseMiddleware
 
 from core.logging import current_request_id
-from core.problems import PROBLEM_CONTENT_TYPE, is_api_path, problem_response
+from core.problems import PROBLEM_CONTENT_TYPE, is_api_path, outage_response, problem_response
 
 logger = logging.getLogger("liarsdice.request")
 
@@ -23,24 +26,61 @@ _FALLBACK_CODES = {
 }
 
 
-class RequestIdLoggingMiddleware:
-    """Tags each request with an id (the client's `X-Request-ID` when well formed) and
-    logs one structured line per request with its outcome and duration."""
+class SyncAndAsyncMiddleware:
+    """A middleware that runs in the handler's own mode: sync under WSGI, async under
+    ASGI, so the async views that wait never get a thread wrapped around them. Subclasses
+    implement `before` (a response refuses the request) and `after`."""
 
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+    sync_capable = True
+    async_capable = True
+
+    def __init__(self, get_response: Callable) -> None:
         self.get_response = get_response
+        self.is_async = iscoroutinefunction(get_response)
+        if self.is_async:
+            markcoroutinefunction(self)
 
-    def __call__(self, request: HttpRequest) -> HttpResponse:
+    def __call__(self, request: HttpRequest):
+        if self.is_async:
+            return self._acall(request)
+        refusal = self.before(request)
+        if refusal is not None:
+            return self.after(request, refusal)
+        return self.after(request, self.get_response(request))
+
+    async def _acall(self, request: HttpRequest) -> HttpResponse:
+        refusal = self.before(request)
+        if refusal is not None:
+            return self.after(request, refusal)
+        return self.after(request, await self.get_response(request))
+
+    def before(self, request: HttpRequest) -> HttpResponse | None:
+        return None
+
+    def after(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
+        return response
+
+
+class RequestIdLoggingMiddleware(SyncAndAsyncMiddleware):
+    """Tags each request with an id (the client's `X-Request-ID` when well formed) and
+    logs one structured line per request with its outcome and duration (for a stream,
+    until its headers are sent)."""
+
+    def before(self, request: HttpRequest) -> None:
         supplied = request.headers.get("X-Request-ID", "")
         request.request_id = supplied if _CLIENT_REQUEST_ID.match(supplied) else uuid.uuid4().hex
-        token = current_request_id.set(request.request_id)
-        started = time.perf_counter()
-        try:
-            response = self.get_response(request)
-        finally:
-            current_request_id.reset(token)
+        request.request_id_token = current_request_id.set(request.request_id)
+        request.started_at = time.perf_counter()
+        return None
+
+    def after(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
+        current_request_id.reset(request.request_id_token)
+        started = request.started_at
         response["X-Request-ID"] = request.request_id
         user = getattr(request, "user", None)
+        if isinstance(user, SimpleLazyObject) and user._wrapped is empty:
+            user = None  # never looked up (no API authentication): not read here, where
+            # an async request may not query the session store
         logger.info(
             "request",
             extra={
@@ -55,16 +95,12 @@ class RequestIdLoggingMiddleware:
         return response
 
 
-class ProblemFallbackMiddleware:
+class ProblemFallbackMiddleware(SyncAndAsyncMiddleware):
     """Turns any error response on an API path that is not JSON (Django's HTML pages:
     DEBUG's 404 and 500, a 405 or a CSRF failure from a plain view) into problem+json,
     so clients see one error shape whatever produced the error."""
 
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        response = self.get_response(request)
+    def after(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
         if response.status_code < 400 or not is_api_path(request.path):
             return response
         if response.get("Content-Type", "").startswith(("application/json", PROBLEM_CONTENT_TYPE)):
@@ -82,21 +118,32 @@ class ProblemFallbackMiddleware:
         return problem
 
 
-class RequestGuardMiddleware:
+class DependencyOutageMiddleware(SyncAndAsyncMiddleware):
+    """A view that fails because PostgreSQL or Redis is down (the throttle's counter, the
+    token lookup, the service's transaction) answers 503 problem+json with Retry-After,
+    not a 500: the client should retry, the server is not broken. (Errors raised in a
+    middleware reach `core.problems.server_error`, which does the same.)"""
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        response = outage_response(exception)
+        if response is not None:
+            logger.warning(
+                "dependency down",
+                extra={"path": request.path, "error": f"{type(exception).__name__}: {exception}"},
+            )
+        return response
+
+
+class RequestGuardMiddleware(SyncAndAsyncMiddleware):
     """Refuses, before any view runs, what no view could handle: an API body larger than
     API_MAX_BODY_BYTES (DRF reads the stream itself, so DATA_UPLOAD_MAX_MEMORY_SIZE never
     applies), an API body without a length (Django's WSGI request would read none of
     it), and a NUL anywhere in the path or query string (PostgreSQL cannot store or
     compare one)."""
 
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
+    def before(self, request: HttpRequest) -> HttpResponse | None:
         refusal = self._body_refusal(request) if request.path.startswith("/api/") else None
-        if refusal is None:
-            refusal = self._nul_refusal(request)
-        return refusal if refusal is not None else self.get_response(request)
+        return refusal if refusal is not None else self._nul_refusal(request)
 
     @staticmethod
     def _body_refusal(request: HttpRequest) -> HttpResponse | None:
@@ -142,3 +189,32 @@ class RequestGuardMiddleware:
                 for name in names
             ],
         )
+
+
+class StaticFilesMiddleware(WhiteNoiseMiddleware):
+    """WhiteNoise (static files from the web process), able to run in an async chain: it
+    would otherwise wrap every inner async view in a thread. A static file is served in a
+    worker thread; anything else passes straight on."""
+
+    sync_capable = True
+    async_capable = True
+
+    def __init__(self, get_response: Callable) -> None:
+        super().__init__(get_response)
+        self.is_async = iscoroutinefunction(get_response)
+        if self.is_async:
+            markcoroutinefunction(self)
+
+    def __call__(self, request: HttpRequest):
+        if self.is_async:
+            return self._acall(request)
+        return super().__call__(request)
+
+    async def _acall(self, request: HttpRequest) -> HttpResponse:
+        if self.autorefresh:
+            static_file = await sync_to_async(self.find_file)(request.path_info)
+        else:
+            static_file = self.files.get(request.path_info)
+        if static_file is not None:
+            return await sync_to_async(self.serve)(static_file, request)
+        return await self.get_response(request)

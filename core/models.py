@@ -22,3 +22,14 @@ class IdempotencyRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key} ({self.user_id})"
+
+
+class Heartbeat(models.Model):
+    """When a periodic job last ran (`core.heartbeat`). A gap much longer than its period
+    means the stack that runs it (beat, broker, worker or database) was down meanwhile."""
+
+    name = models.CharField(max_length=50, primary_key=True)
+    beat_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.name} at {self.beat_at:%Y-%m-%d %H:%M:%S}"

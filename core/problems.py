@@ -5,9 +5,13 @@ through `problem_response`, so clients see one shape: {type, title, status, deta
 code, errors?}.
 """
 
+import sys
 from typing import Any
 
+import redis
+from django.conf import settings
 from django.core.exceptions import PermissionDenied
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.urls import Resolver404, resolve
 from django.views.csrf import csrf_failure as django_csrf_failure
@@ -34,6 +38,7 @@ _TITLES = {
     422: "Unprocessable content",
     429: "Too many requests",
     500: "Server error",
+    503: "Service unavailable",
 }
 
 
@@ -191,7 +196,35 @@ def not_found(request: HttpRequest, exception: Exception | None = None) -> JsonR
 
 
 def server_error(request: HttpRequest) -> JsonResponse:
+    # Called while the exception is being handled: one raised by a middleware (which
+    # DependencyOutageMiddleware never sees) because a dependency is down is still a 503.
+    outage = outage_response(sys.exc_info()[1])
+    if outage is not None:
+        return outage
     return problem_response(500, "server_error", "Something went wrong on our side.")
+
+
+_DATABASE_DOWN = (OperationalError, InterfaceError)
+_REDIS_DOWN = (redis.ConnectionError, redis.TimeoutError)
+
+
+def outage_response(exc: BaseException | None) -> JsonResponse | None:
+    """503 with Retry-After when `exc` says PostgreSQL or Redis cannot be reached (or the
+    database gave up on a statement: a deadlock, a timeout), which a retry can cure;
+    None for any other error."""
+    if isinstance(exc, _DATABASE_DOWN):
+        which = "The database"
+    elif isinstance(exc, _REDIS_DOWN):
+        which = "The cache"
+    else:
+        return None
+    retry_after = settings.OUTAGE_RETRY_AFTER_SECONDS
+    return problem_response(
+        503,
+        "service_unavailable",
+        f"{which} is unavailable for a moment; retry in {retry_after} s.",
+        headers={"Retry-After": str(retry_after)},
+    )
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:

@@ -1,18 +1,65 @@
-"""OpenAPI post-processing: every operation documents its problem+json error responses."""
+"""OpenAPI generation helpers: constant (discriminator) fields, and the problem+json
+responses of every operation, listed by the statuses and codes that can really occur.
+
+A view declares its own business errors next to its `extend_schema`:
+`extensions=problems({409: ["match_full"], 403: ["not_creator"]})`. The hook adds what
+follows from the operation's shape (a body: 400/411/413/415; a path parameter or a
+cursor: 404; an `Idempotency-Key`: 409/422; a token: 401; always: 406, 429 and 503), writes
+the codes into each response's description, and collects every code into the `code`
+enum of the `Problem` component.
+"""
 
 from typing import Any
 
-PROBLEM_SCHEMA = {
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
+from rest_framework import serializers
+
+PROBLEMS_EXTENSION = "x-problems"
+
+_TITLES = {
+    400: "Invalid input or query",
+    401: "Missing, invalid or expired token",
+    403: "Not allowed",
+    404: "Nothing there",
+    406: "Only JSON can be returned (send `Accept: application/json` or none)",
+    409: "Conflict with the current state",
+    411: "A body needs a Content-Length",
+    413: "The body is larger than the server accepts (API_MAX_BODY_BYTES)",
+    415: "The body must be JSON",
+    422: "Idempotency-Key reused with a different body",
+    429: "Throttled: wait for `Retry-After` seconds",
+    503: "PostgreSQL or Redis is down for a moment: retry after `Retry-After` seconds",
+}
+
+# Codes any operation of that shape can answer with.
+_EVERYWHERE = {
+    400: ["validation_error", "bad_request"],
+    406: ["not_acceptable"],
+    429: ["throttled"],
+    503: ["service_unavailable"],
+}
+_AUTHENTICATED = {401: ["not_authenticated", "authentication_failed", "token_expired"]}
+_WITH_BODY = {
+    400: ["parse_error"],
+    411: ["length_required"],
+    413: ["payload_too_large"],
+    415: ["unsupported_media_type"],
+}
+_WITH_PATH_OR_CURSOR = {404: ["not_found"]}
+_IDEMPOTENT = {409: ["idempotency_key_in_use"], 422: ["idempotency_key_reused"]}
+
+PROBLEM_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "description": "RFC 9457 problem details.",
+    "description": "RFC 9457 problem details. New codes may be added in a minor version.",
     "properties": {
-        "type": {"type": "string"},
+        "type": {"type": "string", "description": "A URI naming the problem (ends in `code`)."},
         "title": {"type": "string"},
         "status": {"type": "integer"},
-        "detail": {"type": "string"},
+        "detail": {"type": "string", "description": "For people; never parse it."},
         "code": {"type": "string", "description": "Stable machine-readable error code."},
         "errors": {
             "type": "array",
+            "description": "Per-field problems of a `validation_error`, dotted field paths.",
             "items": {
                 "type": "object",
                 "properties": {
@@ -27,36 +74,99 @@ PROBLEM_SCHEMA = {
     "required": ["type", "title", "status", "detail", "code"],
 }
 
-_COMMON_ERRORS = {
-    "400": "Invalid input (`validation_error`, `parse_error`).",
-    "401": "Missing or invalid token (`not_authenticated`, `authentication_failed`).",
-    "403": "Not allowed (`permission_denied`).",
-    "404": "No such resource (`not_found`).",
-    "405": "Method not allowed.",
-    "406": "Not acceptable.",
-    "409": "Conflict with the current state.",
-    "415": "Unsupported media type (send JSON).",
-    "422": "Idempotency key reused with a different body.",
-    "429": "Throttled (`throttled`); see `Retry-After`.",
-}
+
+def problems(by_status: dict[int, list[str]]) -> dict[str, Any]:
+    """`extend_schema(extensions=...)` value: an operation's own error codes by status."""
+    return {PROBLEMS_EXTENSION: {str(status): list(codes) for status, codes in by_status.items()}}
+
+
+def _merge(into: dict[int, list[str]], more: dict[int, list[str]]) -> None:
+    for status, codes in more.items():
+        known = into.setdefault(int(status), [])
+        known.extend(c for c in codes if c not in known)
+
+
+def _operation_problems(operation: dict[str, Any]) -> dict[int, list[str]]:
+    params = operation.get("parameters", [])
+    found: dict[int, list[str]] = {}
+    _merge(found, _EVERYWHERE)
+    if operation.get("security"):
+        # Public operations too: they read a token when one is sent, and refuse a bad one.
+        _merge(found, _AUTHENTICATED)
+    if "requestBody" in operation:
+        _merge(found, _WITH_BODY)
+    if any(p["in"] == "path" or p["name"] == "cursor" for p in params):
+        _merge(found, _WITH_PATH_OR_CURSOR)
+    if any(p["in"] == "header" and p["name"] == "Idempotency-Key" for p in params):
+        _merge(found, _IDEMPOTENT)
+    _merge(found, operation.pop(PROBLEMS_EXTENSION, {}))
+    return found
 
 
 def add_problem_responses(
     result: dict[str, Any], generator: Any, request: Any, public: bool
 ) -> dict[str, Any]:
-    """drf-spectacular hook: add the Problem component and error responses everywhere."""
-    components = result.setdefault("components", {})
-    components.setdefault("schemas", {})["Problem"] = PROBLEM_SCHEMA
+    """drf-spectacular hook: the Problem component and each operation's error responses."""
     problem_ref = {"$ref": "#/components/schemas/Problem"}
+    every_code: set[str] = set()
     for path_item in result.get("paths", {}).values():
         for operation in path_item.values():
             responses = operation.setdefault("responses", {})
-            for status, description in _COMMON_ERRORS.items():
-                responses.setdefault(
-                    status,
-                    {
-                        "description": description,
-                        "content": {"application/problem+json": {"schema": problem_ref}},
-                    },
-                )
+            for status, codes in sorted(_operation_problems(operation).items()):
+                every_code.update(codes)
+                listed = ", ".join(f"`{c}`" for c in codes)
+                responses[str(status)] = {
+                    "description": f"{_TITLES[status]}: {listed}.",
+                    "content": {"application/problem+json": {"schema": problem_ref}},
+                }
+    schema = {**PROBLEM_SCHEMA, "properties": dict(PROBLEM_SCHEMA["properties"])}
+    schema["properties"]["code"] = {**schema["properties"]["code"], "enum": sorted(every_code)}
+    result.setdefault("components", {}).setdefault("schemas", {})["Problem"] = schema
     return result
+
+
+class ConstField(serializers.Field):
+    """A field that always holds one string: a union's discriminator (`type`, `family`,
+    `event`), `const` in the schema."""
+
+    def __init__(self, value: str, **kwargs: Any) -> None:
+        self.value = value
+        kwargs.setdefault("read_only", True)
+        super().__init__(**kwargs)
+
+    def to_representation(self, value: Any) -> str:
+        return self.value
+
+
+class NullField(serializers.Field):
+    """A field that is always null in this shape (it holds a value in a sibling shape)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("read_only", True)
+        super().__init__(**kwargs)
+
+    def to_representation(self, value: Any) -> None:
+        return None
+
+
+class ConstFieldExtension(OpenApiSerializerFieldExtension):
+    target_class = ConstField
+
+    def map_serializer_field(self, auto_schema: Any, direction: str) -> dict[str, Any]:
+        return {"type": "string", "const": self.target.value}
+
+
+class NullFieldExtension(OpenApiSerializerFieldExtension):
+    target_class = NullField
+
+    def map_serializer_field(self, auto_schema: Any, direction: str) -> dict[str, Any]:
+        return {"type": "null"}
+
+
+class ServerSentEvent(serializers.Serializer):
+    """One message of an event stream, by its fields: the schema each streamed event
+    follows (clients and schema checkers read a stream message by message)."""
+
+    id = serializers.CharField(help_text="Resume after it with `Last-Event-ID`.")
+    event = serializers.CharField(help_text="The event's type.")
+    data = serializers.CharField(help_text="The event as JSON.")

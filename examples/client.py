@@ -9,18 +9,24 @@ other clients and as the player the load benchmark (bench/api_load.py) runs many
 The loop: long-poll the match events, re-read the match when something happened, and
 when `legal_actions` is non-empty pick one of them and POST it with `expected_version`
 and an `Idempotency-Key`.
+
+    python examples/client.py --username bob --password 'another secret' --follow
+
+plays every match of the account at once instead, led by the account stream
+(`GET /api/v1/stream/`, Server-Sent Events: `your_turn`, `match_finished`).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import random
 import sys
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
@@ -31,6 +37,9 @@ POKER_RANKS = ("9", "10", "J", "Q", "K", "A")
 RACE_CODES = frozenset({"stale_version", "not_your_turn", "idempotency_key_in_use"})
 # 409 codes of a match that ended meanwhile (e.g. by a turn timeout): re-read, then stop.
 ENDED_CODES = frozenset({"match_over", "match_not_active"})
+
+# A stream is quiet for at most 15 s between heartbeats.
+STREAM_TIMEOUT = httpx.Timeout(30.0, read=45.0)
 
 # (route label, response, seconds) for every answered request, for whoever measures.
 Observer = Callable[[str, httpx.Response, float], None]
@@ -395,6 +404,94 @@ class SeatClient:
         return match
 
 
+class AccountClient:
+    """Plays every match of the account at once, led by the account stream
+    (`GET /api/v1/stream/`, Server-Sent Events): `your_turn` -> read that match and act
+    until it is no longer our turn; `match_finished` -> report it. On connecting it also
+    acts in every active match where it is our turn (turns that began while away), and it
+    resumes a dropped stream with `Last-Event-ID`. `play(matches=n)` returns the final
+    match of the first n matches that finish (None: play on until interrupted)."""
+
+    def __init__(
+        self,
+        api: Api,
+        *,
+        rng: random.Random | None = None,
+        log: Callable[[str], None] | None = print,
+    ) -> None:
+        self.api = api
+        self.rng = rng or random.Random()
+        self.log = log
+        self.last_event_id: int | None = None
+        self.finished: dict[int, dict[str, Any]] = {}
+        self.actions = 0
+
+    def _say(self, text: str) -> None:
+        if self.log is not None:
+            self.log(text)
+
+    def take_turns(self, match_id: int) -> None:
+        """Acts in `match_id` while it is our turn there."""
+        seat = SeatClient(self.api, match_id, rng=self.rng, log=self.log)
+        match = seat.get_match()
+        while match["status"] == "active" and match["legal_actions"]:
+            action = choose_action(match, self.rng)
+            updated = seat.act(match, action)
+            if updated is not None:
+                self.actions += 1
+                self._say(f"match {match_id} seat {match['your_seat']}: {describe(action)}")
+            match = updated if updated is not None else seat.get_match()
+
+    def catch_up(self) -> None:
+        page = self.api.get("/matches/", route="GET matches", mine="true", status="active")
+        for summary in page["results"]:
+            self.take_turns(summary["id"])
+
+    def events(self) -> Iterator[tuple[int, str, dict[str, Any]]]:
+        """(id, type, data) from the account stream, until the server ends it."""
+        headers = {"Authorization": f"Bearer {self.api.token}"}
+        params = {}
+        if self.last_event_id is not None:
+            headers["Last-Event-ID"] = str(self.last_event_id)
+        else:
+            params["after"] = 0  # everything kept: no turn is missed while starting up
+        with self.api.http.stream(
+            "GET", f"{API}/stream/", headers=headers, params=params, timeout=STREAM_TIMEOUT
+        ) as response:
+            if response.status_code != 200:
+                response.read()
+                raise ApiError(response.status_code, _decode(response))
+            fields: dict[str, str] = {}
+            for line in response.iter_lines():
+                if line:
+                    if not line.startswith(":"):  # a heartbeat comment
+                        name, _, value = line.partition(":")
+                        fields[name] = value.removeprefix(" ")
+                    continue
+                if "data" in fields:
+                    yield int(fields["id"]), fields.get("event", ""), json.loads(fields["data"])
+                fields = {}
+
+    def play(self, matches: int | None = None) -> list[dict[str, Any]]:
+        while matches is None or len(self.finished) < matches:
+            try:
+                self.catch_up()
+                for event_id, kind, event in self.events():
+                    self.last_event_id = event_id
+                    data = event["data"]
+                    if kind == "your_turn":
+                        self.take_turns(data["match_id"])
+                    elif kind == "match_finished" and data["match_id"] not in self.finished:
+                        final = self.api.get(f"/matches/{data['match_id']}/", route="GET match")
+                        self.finished[data["match_id"]] = final
+                        self._say(result_line(final))
+                    if matches is not None and len(self.finished) >= matches:
+                        break
+            except httpx.TransportError:
+                time.sleep(1)  # the server went away (a deploy): reconnect and resume
+        return list(self.finished.values())
+
+
 def describe(action: dict[str, Any]) -> str:
     kind = action["type"]
     if kind == "bid" and "face" in action:
@@ -427,6 +524,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--username", required=True)
     parser.add_argument("--password", required=True)
     where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument(
+        "--follow",
+        action="store_true",
+        help="play every match of the account at once, led by the account stream",
+    )
+    parser.add_argument("--matches", type=int, help="with --follow: stop after this many end")
     where.add_argument("--match", type=int, help="join (or resume) this match")
     where.add_argument("--create", metavar="RULESET", help="create a match with this ruleset")
     parser.add_argument("--invite-code", help="for --match of a private table")
@@ -443,6 +546,10 @@ def main(argv: list[str] | None = None) -> int:
 
     with Api(args.base_url) as api:
         log_in(api, args.username, args.password)
+        if args.follow:
+            with contextlib.suppress(KeyboardInterrupt):
+                AccountClient(api, rng=random.Random(args.seed)).play(args.matches)
+            return 0
         if args.create:
             match = create_match(
                 api,

@@ -1,44 +1,35 @@
 """Thin API views for matches: parse input, call a service or selector, return a dict."""
 
-import time
-
-from drf_spectacular.utils import extend_schema, inline_serializer
-from rest_framework import serializers, status
-from rest_framework.pagination import LimitOffsetPagination
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.fields import timestamp
 from core.idempotency import IDEMPOTENCY_HEADER, IdempotentView, idempotent
-from core.pagination import IdCursorPagination
+from core.pagination import IdCursorPagination, RankCursorPagination, cursor_page
 from core.query import parse_query
+from core.schema import problems
 from games import engine, selectors, services
 from games.models import Match
-from games.notify import listener
 from games.serializers import (
     ActionInput,
     BotInput,
     CursorQuery,
-    EventsOutput,
-    EventsQuery,
     JoinInput,
     LeaderboardEntryOutput,
     LeaderboardQuery,
     MatchCreateInput,
     MatchListQuery,
-    MatchOutput,
     MatchSummaryOutput,
     MessageInput,
     MessageOutput,
-    RoundsOutput,
-    RulesetOutput,
 )
 from games.services import MatchChange
+from games.shapes import MATCH, ROUNDS, RULESETS
 from games.throttles import ChatThrottle
-
-# How long a long poll sleeps at most before reading the events again itself.
-RECHECK_SECONDS = 5.0
 
 
 class NewestFirst(IdCursorPagination):
@@ -47,32 +38,9 @@ class NewestFirst(IdCursorPagination):
     page_size_query_param = "page_size"
 
 
-class Ranked(LimitOffsetPagination):
-    default_limit = 50
-    max_limit = 200
-
-
-def cursor_page(name: str, item: serializers.Serializer) -> serializers.Serializer:
-    return inline_serializer(
-        name,
-        fields={
-            "next": serializers.URLField(allow_null=True),
-            "previous": serializers.URLField(allow_null=True),
-            "results": item,
-        },
-    )
-
-
-def offset_page(name: str, item: serializers.Serializer) -> serializers.Serializer:
-    return inline_serializer(
-        name,
-        fields={
-            "count": serializers.IntegerField(),
-            "next": serializers.URLField(allow_null=True),
-            "previous": serializers.URLField(allow_null=True),
-            "results": item,
-        },
-    )
+# Errors every operation on one match can answer with, besides its own.
+_MATCH_GONE = {404: ["not_found"]}
+_LOBBY = {409: ["match_not_open", "match_ended"]}
 
 
 class MatchApiBase(IdempotentView, APIView):
@@ -91,9 +59,12 @@ class RulesetListApi(APIView):
     permission_classes = [AllowAny]
 
     @extend_schema(
-        responses={200: RulesetOutput(many=True)},
+        responses={200: RULESETS},
         tags=["rules"],
         summary="Every preset with all its options",
+        description="The rule presets (RULES.md) with every option's value, typed by "
+        "`family`. Name one as `ruleset` when you create a match, and override single "
+        "options of its family in `options`.",
     )
     def get(self, request: Request) -> Response:
         return Response(engine.preset_list())
@@ -106,6 +77,9 @@ class MatchListCreateApi(MatchApiBase):
         tags=["matches"],
         operation_id="matches_list",
         summary="The lobby: matches, newest first",
+        description="Public matches and the private ones you sit at, newest first, "
+        "cursor-paginated. `status=open` lists the lobbies you can join; `mine=true` only "
+        "the matches you have a seat in.",
     )
     def get(self, request: Request) -> Response:
         filters = parse_query(request, MatchListQuery)
@@ -122,10 +96,14 @@ class MatchListCreateApi(MatchApiBase):
 
     @extend_schema(
         request=MatchCreateInput,
-        responses={201: MatchOutput},
+        responses={201: MATCH},
         parameters=[IDEMPOTENCY_HEADER],
         tags=["matches"],
         summary="Create a match; you take seat 0",
+        description="Opens a lobby with you in seat 0 and any `bots` in the next seats. "
+        "With every seat filled it starts at once (the answer is then `active` with your "
+        "dice). A buy-in is taken from every wallet at the start.",
+        extensions=problems({409: ["insufficient_chips"]}),
     )
     @idempotent
     def post(self, request: Request) -> Response:
@@ -139,7 +117,13 @@ class MatchListCreateApi(MatchApiBase):
 
 class MatchDetailApi(MatchApiBase):
     @extend_schema(
-        responses={200: MatchOutput}, tags=["matches"], summary="The match as you may see it"
+        responses={200: MATCH},
+        tags=["matches"],
+        summary="The match as you may see it",
+        description="The match, typed by `family`: seats, the round in play (your own "
+        "dice only), the last ended round, and `legal_actions`: what you may do now. A "
+        "client that follows `legal_actions` never gets a rules error. Private matches "
+        "are found only by the players seated at them.",
     )
     def get(self, request: Request, match_id: int) -> Response:
         return self.match_response(selectors.match_get(match_id=match_id, user=request.user))
@@ -148,10 +132,18 @@ class MatchDetailApi(MatchApiBase):
 class MatchJoinApi(MatchApiBase):
     @extend_schema(
         request=JoinInput,
-        responses={200: MatchOutput},
+        responses={200: MATCH},
         parameters=[IDEMPOTENCY_HEADER],
         tags=["matches"],
         summary="Take a seat",
+        description="Takes the next free seat of an open match (a private one needs its "
+        "`invite_code`). Filling the last seat starts the match.",
+        extensions=problems(
+            {
+                403: ["invalid_invite_code"],
+                409: ["match_full", "match_not_open", "already_seated", "insufficient_chips"],
+            }
+        ),
     )
     @idempotent
     def post(self, request: Request, match_id: int) -> Response:
@@ -164,10 +156,13 @@ class MatchJoinApi(MatchApiBase):
 class MatchLeaveApi(MatchApiBase):
     @extend_schema(
         request=None,
-        responses={200: MatchOutput},
+        responses={200: MATCH},
         parameters=[IDEMPOTENCY_HEADER],
         tags=["matches"],
         summary="Give up your seat before the start",
+        description="Leaves an open match. A leaving creator hands the lobby to the next "
+        "player clockwise; a lobby left with no player is aborted.",
+        extensions=problems({403: ["not_a_player"], 409: ["match_not_open"]}),
     )
     @idempotent
     def post(self, request: Request, match_id: int) -> Response:
@@ -177,10 +172,18 @@ class MatchLeaveApi(MatchApiBase):
 class MatchBotsApi(MatchApiBase):
     @extend_schema(
         request=BotInput,
-        responses={200: MatchOutput},
+        responses={201: MATCH},
         parameters=[IDEMPOTENCY_HEADER],
         tags=["matches"],
         summary="Seat a bot (creator, before the start)",
+        description="Seats a server bot (`random`, `cautious` or `expert`) in the next free "
+        "seat; filling the last seat starts the match. Answers 201: a seat was created.",
+        extensions=problems(
+            {
+                403: ["not_creator"],
+                409: ["match_full", "match_not_open", "insufficient_chips"],
+            }
+        ),
     )
     @idempotent
     def post(self, request: Request, match_id: int) -> Response:
@@ -189,16 +192,24 @@ class MatchBotsApi(MatchApiBase):
         change = services.match_add_bot(
             match_id=match_id, user=request.user, **payload.validated_data
         )
-        return self.change_response(change)
+        return self.change_response(change, status.HTTP_201_CREATED)
 
 
 class MatchStartApi(MatchApiBase):
     @extend_schema(
         request=None,
-        responses={200: MatchOutput},
+        responses={200: MATCH},
         parameters=[IDEMPOTENCY_HEADER],
         tags=["matches"],
         summary="Start the match (creator, 2+ seats)",
+        description="Starts an open match with the players seated now (two or more). "
+        "Players who can no longer pay the buy-in lose their seat first.",
+        extensions=problems(
+            {
+                403: ["not_creator"],
+                409: ["match_not_open", "not_enough_players", "insufficient_chips"],
+            }
+        ),
     )
     @idempotent
     def post(self, request: Request, match_id: int) -> Response:
@@ -208,10 +219,22 @@ class MatchStartApi(MatchApiBase):
 class MatchActionApi(MatchApiBase):
     @extend_schema(
         request=ActionInput,
-        responses={201: MatchOutput},
+        responses={201: MATCH},
         parameters=[IDEMPOTENCY_HEADER],
         tags=["play"],
         summary="Act on your turn (follow legal_actions)",
+        description="One action on your turn, shaped by an entry of `legal_actions` "
+        "(common pool: bid, challenge, exact, pass, show_reroll; poker dice: bid, accept, "
+        "reroll, challenge). Send `expected_version` (the match's `version`) so an action "
+        "meant for an older state is refused with `stale_version` instead of applied. "
+        "Answers the match after the action.",
+        extensions=problems(
+            {
+                400: ["illegal_action", "invalid_bid", "bid_not_higher"],
+                403: ["not_a_player"],
+                409: ["not_your_turn", "stale_version", "match_not_active", "match_over"],
+            }
+        ),
     )
     @idempotent
     def post(self, request: Request, match_id: int) -> Response:
@@ -225,46 +248,14 @@ class MatchActionApi(MatchApiBase):
         return self.change_response(change, status.HTTP_201_CREATED)
 
 
-class MatchEventsApi(MatchApiBase):
-    @extend_schema(
-        parameters=[EventsQuery],
-        responses={200: EventsOutput},
-        tags=["play"],
-        summary="Events after a sequence number (long poll with wait)",
-    )
-    def get(self, request: Request, match_id: int) -> Response:
-        query = parse_query(request, EventsQuery)
-        after, wait = query["after"], query["wait"]
-        match = selectors.match_get(match_id=match_id, user=request.user)
-        events = selectors.events_after(match=match, after=after)
-        if not events and wait > 0:
-            events = self._wait_for_events(match, after, wait)
-        last = events[-1]["seq"] if events else after
-        return Response({"events": events, "last_seq": last})
-
-    @staticmethod
-    def _wait_for_events(match, after: int, wait: float) -> list[dict]:
-        deadline = time.monotonic() + wait
-        signal = listener.register(match.pk)
-        try:
-            while True:
-                # Checked after registering, so an event written meanwhile is not missed.
-                events = selectors.events_after(match=match, after=after)
-                remaining = deadline - time.monotonic()
-                if events or remaining <= 0:
-                    return events
-                # Bounded: should the listener die, its waiters still see new events soon.
-                signal.wait(min(remaining, RECHECK_SECONDS))
-                signal.clear()
-        finally:
-            listener.unregister(match.pk, signal)
-
-
 class MatchRoundsApi(MatchApiBase):
     @extend_schema(
-        responses={200: RoundsOutput},
+        responses={200: ROUNDS},
         tags=["play"],
         summary="Every finished round in full, and the current one as you see it",
+        description="Ended rounds with every die, the salts that open the dice "
+        "commitments, every action, the result and the chips moved; and the round in play "
+        "as you may see it. Typed by `family`.",
     )
     def get(self, request: Request, match_id: int) -> Response:
         match = selectors.match_get(match_id=match_id, user=request.user)
@@ -281,6 +272,8 @@ class MatchMessagesApi(MatchApiBase):
         responses={200: cursor_page("MessagePage", MessageOutput(many=True))},
         tags=["chat"],
         summary="Table talk, newest first",
+        description="The match's chat, newest first, cursor-paginated; messages a "
+        "moderator hid are left out.",
     )
     def get(self, request: Request, match_id: int) -> Response:
         parse_query(request, CursorQuery)
@@ -297,6 +290,9 @@ class MatchMessagesApi(MatchApiBase):
         parameters=[IDEMPOTENCY_HEADER],
         tags=["chat"],
         summary="Say something",
+        description="Posts a chat message at a table you sit at (up to 500 characters; "
+        "rate-limited per player).",
+        extensions=problems({403: ["not_a_player", "muted"]}),
     )
     @idempotent
     def post(self, request: Request, match_id: int) -> Response:
@@ -314,7 +310,7 @@ def _message(message) -> dict:
         "id": message.pk,
         "author": {"id": author.pk, "username": author.username, "is_bot": author.is_bot},
         "text": message.text,
-        "created_at": message.created_at.isoformat(),
+        "created_at": timestamp(message.created_at),
     }
 
 
@@ -323,15 +319,20 @@ class LeaderboardApi(APIView):
 
     @extend_schema(
         parameters=[LeaderboardQuery],
-        responses={200: offset_page("LeaderboardPage", LeaderboardEntryOutput(many=True))},
+        responses={200: cursor_page("LeaderboardPage", LeaderboardEntryOutput(many=True))},
         tags=["accounts"],
         summary="Players by chips or by rating",
+        description="Active players, best first: by wallet chips, or by the conservative "
+        "rating (mu - 3 sigma). Cursor-paginated like every list; ties are ordered by "
+        "player id.",
     )
     def get(self, request: Request) -> Response:
         query = parse_query(request, LeaderboardQuery)
-        paginator = Ranked()
+        paginator = RankCursorPagination()
         page = paginator.paginate_queryset(
-            selectors.leaderboard(by=query["by"]), request, view=self
+            selectors.leaderboard(by=query["by"], ruleset=query.get("ruleset")),
+            request,
+            view=self,
         )
         return paginator.get_paginated_response(
             [

@@ -2,6 +2,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from games.engine.limits import MAX_PLAYERS, MIN_PLAYERS
+
 
 class Match(models.Model):
     """A table of 2..8 seats playing one rule system. `state` holds the engine state and
@@ -65,8 +67,8 @@ class Match(models.Model):
         ]
         constraints = [
             models.CheckConstraint(
-                condition=models.Q(max_players__gte=2, max_players__lte=8),
-                name="games_match_max_players_2_8",
+                condition=models.Q(max_players__gte=MIN_PLAYERS, max_players__lte=MAX_PLAYERS),
+                name=f"games_match_max_players_{MIN_PLAYERS}_{MAX_PLAYERS}",
             ),
         ]
 
@@ -86,6 +88,11 @@ class Seat(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="seats"
     )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLAYING)
+    played_as_bot = models.BooleanField(
+        default=False,
+        help_text="Whether the player was a bot when they took the seat (or when the match "
+        "started): a player's own flag may change later.",
+    )
     consecutive_timeouts = models.PositiveSmallIntegerField(default=0)
     joined_at = models.DateTimeField(default=timezone.now)
 
@@ -152,3 +159,132 @@ class ChatMessage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.author_id}: {self.text[:40]}"
+
+
+class MatchAction(models.Model):
+    """Every action the engine applied, as given to it (with its seat), in order: with the
+    dice the match rolled (`state.rolls`) they rebuild the match (`engine.replay`).
+    Private while the match runs (a reroll's held dice name positions in a hidden box)."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="actions")
+    number = models.PositiveIntegerField(help_text="1, 2, ...: the engine state's version.")
+    action = models.JSONField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["match", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "number"], name="games_action_unique_number"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Action {self.number} of match {self.match_id}"
+
+
+class Challenge(models.Model):
+    """A direct invitation to named players; the match starts when every one accepts."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        ACCEPTED = "accepted"
+        DECLINED = "declined"
+        CANCELLED = "cancelled"
+        EXPIRED = "expired"
+
+    challenger = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="challenges_sent"
+    )
+    ruleset = models.CharField(max_length=32)
+    options = models.JSONField(default=dict, blank=True)
+    turn_seconds = models.PositiveIntegerField()
+    buy_in = models.PositiveIntegerField(default=0)
+    ante = models.PositiveIntegerField(default=0)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    match = models.ForeignKey(Match, on_delete=models.SET_NULL, null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["expires_at"],
+                name="games_challenge_pending_due",
+                condition=models.Q(status="pending"),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Challenge {self.pk} by {self.challenger_id} ({self.status})"
+
+
+class ChallengeInvite(models.Model):
+    """One challenged player and their answer."""
+
+    class Response(models.TextChoices):
+        PENDING = "pending"
+        ACCEPTED = "accepted"
+        DECLINED = "declined"
+
+    challenge = models.ForeignKey(Challenge, on_delete=models.CASCADE, related_name="invites")
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="challenges_received"
+    )
+    response = models.CharField(max_length=10, choices=Response.choices, default=Response.PENDING)
+    responded_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["challenge", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["challenge", "player"], name="games_invite_unique_player"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} in challenge {self.challenge_id} ({self.response})"
+
+
+class Seek(models.Model):
+    """Quick play: a wish to play a table of `players` at these settings with whoever
+    else wants the same; paired by nearest rating in the preset."""
+
+    class Status(models.TextChoices):
+        WAITING = "waiting"
+        MATCHED = "matched"
+        CANCELLED = "cancelled"
+        EXPIRED = "expired"
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="seeks"
+    )
+    ruleset = models.CharField(max_length=32)
+    players = models.PositiveSmallIntegerField()
+    turn_seconds = models.PositiveIntegerField()
+    buy_in = models.PositiveIntegerField(default=0)
+    ante = models.PositiveIntegerField(default=0)
+    # The seeker's rating in the preset when the seek was made (pairing is nearest first).
+    rating = models.FloatField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.WAITING)
+    match = models.ForeignKey(Match, on_delete=models.SET_NULL, null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["ruleset", "players", "turn_seconds", "buy_in", "ante"],
+                name="games_seek_waiting_pool",
+                condition=models.Q(status="waiting"),
+            ),
+        ]
+        constraints = [
+            # One waiting seek per player: a player is never paired twice at once.
+            models.UniqueConstraint(
+                fields=["user"],
+                condition=models.Q(status="waiting"),
+                name="games_seek_one_waiting_per_user",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Seek {self.pk} by {self.user_id} ({self.status})"

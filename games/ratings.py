@@ -1,21 +1,43 @@
-"""Multiplayer skill ratings from a finishing order (OpenSkill, Plackett-Luce)."""
+"""Multiplayer skill ratings from a finishing order (OpenSkill, Plackett-Luce): one over
+every preset on the user row, and one per preset (`accounts.Rating`)."""
 
 from openskill.models import PlackettLuce
 
-from accounts.models import User
+from accounts.models import Rating, User
 
 _MODEL = PlackettLuce()
 
 
-def apply_match_result(*, players_by_place: list[tuple[User, int]], winners: set[int]) -> None:
-    """Updates rating, games played and games won. `players_by_place` pairs each player
-    with their place (1 = best; equal places tie). Rows are locked by the caller."""
-    teams = [[_MODEL.rating(mu=u.rating_mu, sigma=u.rating_sigma)] for u, _ in players_by_place]
+def _rate(current: list[tuple[float, float]], ranks: list[int]) -> list[tuple[float, float]]:
+    teams = [[_MODEL.rating(mu=mu, sigma=sigma)] for mu, sigma in current]
+    return [(r.mu, r.sigma) for (r,) in _MODEL.rate(teams, ranks=ranks)]
+
+
+def apply_match_result(
+    *, players_by_place: list[tuple[User, int]], winners: set[int], ruleset: str
+) -> None:
+    """Updates the overall rating, games played and won, and the rating in `ruleset`.
+    `players_by_place` pairs each player with their place (1 = best; equal places tie).
+    User rows are locked by the caller, which also serializes their `Rating` rows."""
     ranks = [place for _, place in players_by_place]
-    updated = _MODEL.rate(teams, ranks=ranks)
-    for (user, _), (rating,) in zip(players_by_place, updated, strict=True):
-        user.rating_mu, user.rating_sigma = rating.mu, rating.sigma
+    overall = _rate([(u.rating_mu, u.rating_sigma) for u, _ in players_by_place], ranks)
+    for (user, _), (mu, sigma) in zip(players_by_place, overall, strict=True):
+        user.rating_mu, user.rating_sigma = mu, sigma
         user.games_played += 1
         if user.pk in winners:
             user.games_won += 1
         user.save(update_fields=["rating_mu", "rating_sigma", "games_played", "games_won"])
+
+    users = [u for u, _ in players_by_place]
+    existing = {
+        r.user_id: r for r in Rating.objects.filter(ruleset=ruleset, user__in=[u.pk for u in users])
+    }
+    rows = [existing.get(u.pk) or Rating(user=u, ruleset=ruleset) for u in users]
+    for row, (mu, sigma) in zip(rows, _rate([(r.mu, r.sigma) for r in rows], ranks), strict=True):
+        row.mu, row.sigma, row.games = mu, sigma, row.games + 1
+    Rating.objects.bulk_create(
+        rows,
+        update_conflicts=True,
+        unique_fields=["user", "ruleset"],
+        update_fields=["mu", "sigma", "games"],
+    )

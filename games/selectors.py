@@ -3,9 +3,11 @@ one place that decides what a seat may see."""
 
 from typing import Any
 
-from django.db.models import F, OuterRef, Q, QuerySet, Subquery
+from django.db.models import BigIntegerField, F, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 
 from accounts.models import User
+from core.fields import timestamp
 from games import engine
 from games.errors import MatchNotFound
 from games.models import ChatMessage, Match, MatchEvent, RoundRecord, Seat
@@ -50,7 +52,7 @@ def match_summary(match: Match, seats: list[Seat]) -> dict[str, Any]:
         "private": match.private,
         "created_by": _player(match.created_by),
         "players": [_player(s.player) for s in seats],
-        "created_at": match.created_at.isoformat(),
+        "created_at": timestamp(match.created_at),
     }
 
 
@@ -70,10 +72,9 @@ def match_view(
         balances = table_balances(match)
 
     if state is None and match.state:
-        state = engine.State.from_json(match.state)
+        state = engine.state_from_json(match.state)
     view = engine.view_for(state, your) if state is not None else None
     engine_seats = {e["seat"]: e for e in view["seats"]} if view else {}
-    poker = match.family == "poker_dice"
     rules = match.rules
     seat_entries = []
     for s in seats:
@@ -82,10 +83,9 @@ def match_view(
             {
                 "seat": s.seat,
                 "player": _player(s.player),
-                "dice_count": None
-                if poker
-                else entry.get("dice_count", rules.get("dice_per_player")),
-                "lives": entry.get("lives", rules.get("lives")) if poker else None,
+                # Each family's view gives one of these; before the start, its rules do.
+                "dice_count": entry.get("dice_count", rules.get("dice_per_player")),
+                "lives": entry.get("lives", rules.get("lives")),
                 "stack": balances["stacks"].get(s.pk, 0),
                 "status": s.status,
             }
@@ -107,9 +107,7 @@ def match_view(
             round_view["your_dice"] = round_view.pop("box")
         round_view.setdefault("your_dice", None)
         round_view.setdefault("shown_dice", {})
-        round_view["turn_deadline"] = (
-            match.turn_deadline.isoformat() if match.turn_deadline else None
-        )
+        round_view["turn_deadline"] = timestamp(match.turn_deadline)
         round_view["pots"] = {"round": balances["round"], "game": balances["game"]}
         round_view["dice_commitments"] = (match.secrets or {}).get("commitments", {})
 
@@ -148,24 +146,16 @@ def hidden_dice(*, match: Match) -> dict[str, Any] | None:
     and audit the look."""
     if not match.state:
         return None
-    state = engine.State.from_json(match.state)
-    if state.round is None or state.finished:
+    state = engine.state_from_json(match.state)
+    if engine.current_seat(state) is None:
         return None
-    if state.rules.is_poker:
-        dice = {"box": engine.seat_dice(state, state.round.turn)}
-    else:
-        dice = {
-            str(seat): engine.seat_dice(state, seat)
-            for seat in range(state.n_players)
-            if state.live[seat]
-        }
-    return {"round": state.round.number, "dice": dice}
+    return {"round": engine.round_number(state), "dice": engine.held_dice(state)}
 
 
 def events_after(*, match: Match, after: int, limit: int = 200) -> list[dict[str, Any]]:
     rows = MatchEvent.objects.filter(match=match, seq__gt=after).order_by("seq")[:limit]
     return [
-        {"seq": seq, "type": kind, "data": data, "created_at": created.isoformat()}
+        {"seq": seq, "type": kind, "data": data, "created_at": timestamp(created)}
         for seq, kind, data, created in rows.values_list("seq", "type", "data", "created_at")
     ]
 
@@ -175,7 +165,7 @@ def rounds_list(*, match: Match, user: User | None) -> dict[str, Any]:
         RoundRecord.objects.filter(match=match).order_by("number").values_list("record", flat=True)
     )
     current = match_view(match=match, user=user)["round"]
-    return {"rounds": finished, "current": current}
+    return {"family": match.family, "rounds": finished, "current": current}
 
 
 def messages_visible(*, match: Match) -> QuerySet[ChatMessage]:
@@ -186,15 +176,17 @@ def messages_visible(*, match: Match) -> QuerySet[ChatMessage]:
     )
 
 
-def leaderboard(*, by: str) -> QuerySet[User]:
-    """Players by chips in their wallet or by rating (the conservative mu - 3 sigma)."""
+def leaderboard(*, by: str, ruleset: str | None = None) -> QuerySet[User]:
+    """Players by chips in their wallet or by rating (the conservative mu - 3 sigma),
+    overall or, with `ruleset`, in that preset (players rated in it only)."""
     players = User.objects.filter(is_active=True, is_staff=False)
-    if by == "rating":
+    if by == "rating" and ruleset:
+        players = players.filter(ratings__ruleset=ruleset)
+        score = F("ratings__mu") - 3 * F("ratings__sigma")
+    elif by == "rating":
         score = F("rating_mu") - 3 * F("rating_sigma")
     else:
-        score = Subquery(
-            Account.objects.filter(kind=AccountKind.WALLET, user_id=OuterRef("pk")).values(
-                "balance"
-            )[:1]
-        )
-    return players.annotate(score=score).order_by(F("score").desc(nulls_last=True), "id")
+        # Never null (the rank cursor pages by score): an account without a wallet has 0.
+        wallet = Account.objects.filter(kind=AccountKind.WALLET, user_id=OuterRef("pk"))
+        score = Coalesce(Subquery(wallet.values("balance")[:1]), 0, output_field=BigIntegerField())
+    return players.annotate(score=score).order_by(F("score").desc(), "id")

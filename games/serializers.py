@@ -1,11 +1,30 @@
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from accounts.serializers import PlayerRef
 from core.fields import StrictBooleanField, StrictCharField, StrictIntegerField
+from core.pagination import CursorQuery
 from games import engine
+from games.engine.limits import (
+    BOX_SIZE,
+    MAX_DICE_PER_PLAYER,
+    MAX_FACE,
+    MAX_HOLD,
+    MAX_PLAYERS,
+    MAX_QUANTITY,
+    MAX_SEAT,
+    MIN_FACE,
+    MIN_PLAYERS,
+)
 from games.services.bot_players import STRATEGIES
+from games.shapes import RuleOptionsInput
 
 PRESET_NAMES = sorted(engine.PRESETS)
+
+
+@extend_schema_field(RuleOptionsInput)
+class RuleOptionsField(serializers.DictField):
+    """Validated by the engine, which names an unknown or misplaced option."""
 
 
 class BotInput(serializers.Serializer):
@@ -14,12 +33,13 @@ class BotInput(serializers.Serializer):
 
 class MatchCreateInput(serializers.Serializer):
     ruleset = serializers.ChoiceField(choices=PRESET_NAMES)
-    options = serializers.DictField(
+    options = RuleOptionsField(
         required=False,
         default=dict,
-        help_text="Option overrides of the preset (see GET /rulesets/).",
+        help_text="Option overrides of the preset's family (see GET /rulesets/); an "
+        "unknown option or one of the other family is a 400.",
     )
-    max_players = StrictIntegerField(min_value=2, max_value=8)
+    max_players = StrictIntegerField(min_value=MIN_PLAYERS, max_value=MAX_PLAYERS)
     turn_seconds = StrictIntegerField(min_value=10, max_value=7 * 24 * 3600)
     buy_in = StrictIntegerField(min_value=0, max_value=1_000_000, required=False, default=0)
     ante = StrictIntegerField(min_value=0, max_value=1_000_000, required=False, default=0)
@@ -35,7 +55,7 @@ class MatchCreateInput(serializers.Serializer):
     max_timeouts = StrictIntegerField(min_value=1, max_value=20, required=False, default=3)
     opener_seat = StrictIntegerField(
         min_value=0,
-        max_value=7,
+        max_value=MAX_SEAT,
         required=False,
         allow_null=True,
         default=None,
@@ -56,27 +76,33 @@ class JoinInput(serializers.Serializer):
 
 
 class ActionInput(serializers.Serializer):
-    """One action; which fields apply depends on `type` (see API.md)."""
+    """One action; which fields apply depends on `type` (see API.md). Shapes only: the
+    engine decides what is legal."""
 
     type = serializers.ChoiceField(
         choices=["bid", "challenge", "exact", "pass", "show_reroll", "accept", "reroll"]
     )
-    quantity = StrictIntegerField(required=False, min_value=1, max_value=80)
-    face = StrictIntegerField(required=False, min_value=1, max_value=6)
+    quantity = StrictIntegerField(required=False, min_value=1, max_value=MAX_QUANTITY)
+    face = StrictIntegerField(required=False, min_value=MIN_FACE, max_value=MAX_FACE)
+    # Indexes into the seat's cup (the engine keeps one die in the cup to reroll).
     show = serializers.ListField(
-        child=StrictIntegerField(min_value=0, max_value=9), required=False, max_length=10
+        child=StrictIntegerField(min_value=0, max_value=MAX_DICE_PER_PLAYER - 1),
+        required=False,
+        max_length=MAX_DICE_PER_PLAYER,
     )
-    target_seat = StrictIntegerField(required=False, min_value=0, max_value=7)
+    target_seat = StrictIntegerField(required=False, min_value=0, max_value=MAX_SEAT)
     hand = serializers.ListField(
         child=StrictCharField(allow_null=True, max_length=5),
         required=False,
-        max_length=5,
+        max_length=BOX_SIZE,
         help_text='Poker dice: ranks "9","10","J","Q","K","A", null for an unnamed die, '
         'or ["junk"] as an opening bid.',
     )
     direction = serializers.ChoiceField(choices=["left", "right"], required=False)
     hold = serializers.ListField(
-        child=StrictIntegerField(min_value=0, max_value=4), required=False, max_length=5
+        child=StrictIntegerField(min_value=0, max_value=BOX_SIZE - 1),
+        required=False,
+        max_length=MAX_HOLD,
     )
     expected_version = StrictIntegerField(required=False, min_value=0)
 
@@ -87,13 +113,18 @@ class MessageInput(serializers.Serializer):
 
 class LeaderboardQuery(serializers.Serializer):
     by = serializers.ChoiceField(choices=["chips", "rating"], default="chips")
-    limit = serializers.IntegerField(min_value=1, max_value=200, required=False)
-    offset = serializers.IntegerField(min_value=0, required=False)
-
-
-class CursorQuery(serializers.Serializer):
+    ruleset = serializers.ChoiceField(
+        choices=PRESET_NAMES,
+        required=False,
+        help_text="With by=rating: the rating in this preset (players rated in it only).",
+    )
     cursor = serializers.CharField(required=False, help_text="From `next` / `previous`.")
-    page_size = serializers.IntegerField(min_value=1, max_value=100, required=False)
+    page_size = serializers.IntegerField(min_value=1, max_value=200, required=False)
+
+    def validate(self, data: dict) -> dict:
+        if data.get("ruleset") and data["by"] != "rating":
+            raise serializers.ValidationError({"ruleset": "A preset ranks by rating only."})
+        return data
 
 
 class MatchListQuery(CursorQuery):
@@ -111,52 +142,11 @@ class EventsQuery(serializers.Serializer):
 # --- output shapes (for the schema; views return plain dicts on the hot paths) -------
 
 
-class SeatOutput(serializers.Serializer):
-    seat = serializers.IntegerField()
-    player = PlayerRef()
-    dice_count = serializers.IntegerField(allow_null=True)
-    lives = serializers.IntegerField(allow_null=True)
-    stack = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=["playing", "out", "left"])
-
-
-class MatchOutput(serializers.Serializer):
+class MatchSummaryOutput(serializers.Serializer):
     id = serializers.IntegerField()
     status = serializers.ChoiceField(choices=["open", "active", "finished", "aborted"])
     ruleset = serializers.CharField()
-    rules = serializers.DictField()
     family = serializers.ChoiceField(choices=["common_pool", "poker_dice"])
-    version = serializers.IntegerField()
-    created_by = PlayerRef()
-    max_players = serializers.IntegerField()
-    turn_seconds = serializers.IntegerField()
-    buy_in = serializers.IntegerField()
-    ante = serializers.IntegerField()
-    private = serializers.BooleanField()
-    on_timeout = serializers.CharField()
-    max_timeouts = serializers.IntegerField()
-    opener_seat = serializers.IntegerField(
-        allow_null=True, help_text="The lobby seat the creator named to open round 1."
-    )
-    invite_code = serializers.CharField(allow_null=True, help_text="Creator only.")
-    seats = SeatOutput(many=True)
-    round = serializers.DictField(
-        allow_null=True,
-        help_text="number, opener_seat, turn_seat, turn_deadline, current_bid, actions, "
-        "your_dice, shown_dice, pots {round, game}, dice_commitments.",
-    )
-    last_round = serializers.DictField(allow_null=True, help_text="The last finished round.")
-    your_seat = serializers.IntegerField(allow_null=True)
-    legal_actions = serializers.ListField(child=serializers.DictField())
-    winner_seats = serializers.ListField(child=serializers.IntegerField())
-    event_seq = serializers.IntegerField(help_text="Sequence number of the latest event.")
-
-
-class MatchSummaryOutput(serializers.Serializer):
-    id = serializers.IntegerField()
-    status = serializers.CharField()
-    ruleset = serializers.CharField()
-    family = serializers.CharField()
     max_players = serializers.IntegerField()
     turn_seconds = serializers.IntegerField()
     buy_in = serializers.IntegerField()
@@ -167,23 +157,6 @@ class MatchSummaryOutput(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
-class EventOutput(serializers.Serializer):
-    seq = serializers.IntegerField()
-    type = serializers.CharField()
-    data = serializers.DictField()
-    created_at = serializers.DateTimeField()
-
-
-class EventsOutput(serializers.Serializer):
-    events = EventOutput(many=True)
-    last_seq = serializers.IntegerField()
-
-
-class RoundsOutput(serializers.Serializer):
-    rounds = serializers.ListField(child=serializers.DictField())
-    current = serializers.DictField(allow_null=True)
-
-
 class MessageOutput(serializers.Serializer):
     id = serializers.IntegerField()
     author = PlayerRef()
@@ -191,11 +164,5 @@ class MessageOutput(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
-class RulesetOutput(serializers.Serializer):
-    name = serializers.CharField()
-    family = serializers.CharField()
-    options = serializers.DictField()
-
-
 class LeaderboardEntryOutput(PlayerRef):
-    score = serializers.FloatField(allow_null=True)
+    score = serializers.FloatField(help_text="Wallet chips, or the rating mu - 3 sigma.")

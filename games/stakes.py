@@ -1,5 +1,5 @@
 """The table's money rules (RULES.md 1.8): buy-ins, antes, pot payouts, the game pot's
-shares, cash-outs, refunds, and bot top-ups, on top of the ledger.
+shares, cash-outs and refunds, on top of the ledger. The house stakes the server's bots.
 
 The ledger knows no match: a table's accounts are named by opaque references this module
 writes and alone reads. A match's stacks and pots live in scope `match_scope(match.pk)`
@@ -43,7 +43,6 @@ from ledger.selectors import (
     accounts_in_scope,
     transfers_in_scope,
     transfers_in_scopes,
-    wallet_balance,
 )
 from ledger.services import Movement, PlannedTransfer
 
@@ -158,21 +157,34 @@ def transfers_of_matches(match_ids: Iterable[int]) -> QuerySet[Transfer]:
 # --------------------------------------------------------------------------- buy-ins
 
 
+def is_house_staked(player: User) -> bool:
+    """The server's own bots play on the house's chips: their buy-ins come from the house
+    and their stacks go back to it, so a bot's wallet is never used and any number of
+    tables can seat one bot at once."""
+    return bool(player.bot_strategy)
+
+
 def buy_in(*, seat: Seat, amount: int, actor: User | None = None) -> Movement | None:
-    """Moves the match's buy-in from the player's wallet to the seat's stack; `actor` is
-    who caused it (`buy_ins` names each seat's own player)."""
+    """Moves the match's buy-in from the player's wallet (the house's, for a server bot)
+    to the seat's stack; `actor` is who caused it (`buy_ins` names each seat's own
+    player)."""
     if amount <= 0:
         return None
-    wallet, stack = ledger.wallet_for_user_id(seat.player_id), stack_for(seat)
-    return ledger.move(
-        wallet,
-        stack,
-        amount,
-        TransferKind.BUY_IN,
-        f"buy_in:seat:{seat.pk}",
-        scope=match_scope(seat.match_id),
-        actor=actor,
-    )
+    stack, key, scope = stack_for(seat), f"buy_in:seat:{seat.pk}", match_scope(seat.match_id)
+    if is_house_staked(seat.player):
+        return ledger.pay_from_house(
+            stack, amount, kind=TransferKind.BUY_IN, key=key, actor=actor, scope=scope
+        )
+    wallet = ledger.wallet_for_user_id(seat.player_id)
+    return ledger.move(wallet, stack, amount, TransferKind.BUY_IN, key, scope=scope, actor=actor)
+
+
+def _source_of(seat: Seat) -> list[Account]:
+    """The accounts a seat's buy-in moves from: its player's wallet, or the house (and
+    the issuer, which tops the house up)."""
+    if is_house_staked(seat.player):
+        return [ledger.issuer_account(), ledger.house_account()]
+    return [ledger.wallet_for_user_id(seat.player_id)]
 
 
 def buy_ins(*, seats: Sequence[Seat], amount: int) -> list[Movement]:
@@ -181,11 +193,7 @@ def buy_ins(*, seats: Sequence[Seat], amount: int) -> list[Movement]:
     if amount <= 0:
         return []
     with transaction.atomic():
-        ledger.accounts_lock(
-            accounts=[
-                a for s in seats for a in (ledger.wallet_for_user_id(s.player_id), stack_for(s))
-            ]
-        )
+        ledger.accounts_lock(accounts=[a for s in seats for a in (*_source_of(s), stack_for(s))])
         return [
             m for s in seats if (m := buy_in(seat=s, amount=amount, actor=s.player)) is not None
         ]
@@ -356,9 +364,14 @@ def game_pot_payout(
 
 
 def cash_out(*, seat: Seat, actor: User | None = None) -> Movement | None:
-    """Returns the seat's whole stack to the player's wallet (nothing when it is empty);
-    `actor` is who caused it, None when play did (the end of the match)."""
-    stack, wallet = stack_for(seat), ledger.wallet_for_user_id(seat.player_id)
+    """Returns the seat's whole stack to the player's wallet (the house, for a server
+    bot; nothing when it is empty); `actor` is who caused it, None when play did."""
+    stack = stack_for(seat)
+    wallet = (
+        ledger.house_account()
+        if is_house_staked(seat.player)
+        else ledger.wallet_for_user_id(seat.player_id)
+    )
     with transaction.atomic():
         ledger.accounts_lock(accounts=[stack, wallet])
         return _cash_out_locked(stack, wallet, actor=actor)
@@ -376,17 +389,26 @@ def _cash_out_locked(
 
 
 def _match_stacks_and_wallets(match: Match) -> list[tuple[Account, Account]]:
-    """The match's stacks (labelled by seat number, read in one query) with their
-    owners' wallets."""
+    """The match's stacks (labelled by seat number, read in one query) with the account
+    each returns to: its owner's wallet, or the house for a server bot's."""
     stacks = list(
         accounts_in_scope(scope=match_scope(match.pk), kinds=[AccountKind.STACK])
+        .select_related("user")
         .annotate(seat_number=_seat_number(match.pk, "ref"))
         .order_by("id")
     )
     for stack in stacks:
         if stack.seat_number is not None:
             stack.label = seat_label(stack.seat_number)
-    return [(stack, ledger.wallet_for_user_id(stack.user_id)) for stack in stacks]
+    return [
+        (
+            stack,
+            ledger.house_account()
+            if is_house_staked(stack.user)
+            else ledger.wallet_for_user_id(stack.user_id),
+        )
+        for stack in stacks
+    ]
 
 
 def match_cash_out(*, match: Match) -> list[Movement]:
@@ -463,18 +485,6 @@ def _unsettled_antes(pot: Account, after: int, stack_ids: set[int]) -> list[tupl
         for stack_id, total in sorted(paid.items())
         if stack_id in stack_ids
     ]
-
-
-# --------------------------------------------------------------------------- bots
-
-
-def bot_top_up(*, bot: User, amount: int) -> Movement | None:
-    """Tops a bot's wallet up from the house to `amount` chips, so it can cover a buy-in;
-    nothing moves when it already holds that much."""
-    short = amount - wallet_balance(user=bot)
-    if short <= 0:
-        return None
-    return ledger.bot_funding(user=bot, amount=short)
 
 
 # --------------------------------------------------------------------------- audit

@@ -5,7 +5,7 @@ other way."""
 
 from celery import shared_task
 
-from games.services import turns
+from games.services import challenges, seeks, turns
 
 
 @shared_task(acks_late=True)
@@ -21,3 +21,8 @@ def apply_turn_timeout(match_id: int, version: int) -> bool:
 @shared_task(acks_late=True)
 def sweep_due_turns() -> int:
     return turns.sweep_due_turns()
+
+
+@shared_task
+def expire_challenges_and_seeks() -> int:
+    return challenges.challenges_expire() + seeks.seeks_expire()

@@ -472,14 +472,16 @@ def pay_from_house(
     kind: str,
     key: str,
     actor: User | None = None,
+    scope: str = "",
 ) -> Movement:
-    """Pays `amount` from the house, minting the shortfall from the issuer first."""
+    """Pays `amount` from the house, minting the shortfall from the issuer first; `scope`
+    is what the payment belongs to (e.g. the table a bot's stake goes to)."""
     house, issuer = house_account(), issuer_account()
     with transaction.atomic():
         accounts_lock(accounts=[issuer, house, target])
         prior = existing_transfers([key]).get(key)
-        if prior is not None:
-            return move(house, target, amount, kind, key, actor=actor)  # compares payloads
+        if prior is not None:  # `move` compares the payloads
+            return move(house, target, amount, kind, key, scope=scope, actor=actor)
         if house.balance < amount:
             move(
                 issuer,
@@ -489,7 +491,7 @@ def pay_from_house(
                 f"house_funding:{key}",
                 actor=actor,
             )
-        return move(house, target, amount, kind, key, actor=actor)
+        return move(house, target, amount, kind, key, scope=scope, actor=actor)
 
 
 def signup_grant(

@@ -3,6 +3,8 @@
 moderation actions (abort, force a timeout, hide a message), each asking for a reason
 and going through `moderation.services`, which writes the audit record."""
 
+import json
+
 from django.contrib import admin
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
@@ -18,6 +20,7 @@ from games import stakes
 from games.models import ChatMessage, Match, MatchEvent, RoundRecord, Seat
 from moderation import services as moderation
 from moderation.adminkit import reason_action
+from moderation.match_pages import round_rows, seat_names, seat_results
 
 HIDDEN_DICE_PERMISSION = "moderation.view_hidden_dice"
 
@@ -41,27 +44,12 @@ class HasBotsFilter(admin.SimpleListFilter):
         return [("yes", "with bots"), ("no", "humans only")]
 
     def queryset(self, request, queryset):
-        bots = Exists(Seat.objects.filter(match=OuterRef("pk"), player__is_bot=True))
+        bots = Exists(Seat.objects.filter(match=OuterRef("pk"), played_as_bot=True))
         if self.value() == "yes":
             return queryset.filter(bots)
         if self.value() == "no":
             return queryset.exclude(bots)
         return queryset
-
-
-class SeatInline(admin.TabularInline):
-    model = Seat
-    fields = ("seat", "player", "status", "consecutive_timeouts", "joined_at")
-    readonly_fields = fields
-    extra = 0
-    can_delete = False
-    show_change_link = False
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
 
 
 @admin.register(Match)
@@ -81,29 +69,40 @@ class MatchAdmin(FilterLookupsOnly, ReadOnlyModelAdmin):
     date_hierarchy = "created_at"
     list_select_related = ("created_by",)
     list_per_page = 50
-    inlines = [SeatInline]
-    fields = (
+    # The outcome, seats and rounds come first (the template); the settings fold away.
+    fieldsets = (
+        (None, {"fields": (("status", "ruleset", "buy_in", "ante", "private"),)}),
+        (
+            "Settings and timing",
+            {
+                "classes": ("collapse",),
+                "fields": (
+                    "family",
+                    "rules",
+                    "created_by",
+                    "max_players",
+                    "turn_seconds",
+                    "on_timeout",
+                    "max_timeouts",
+                    "version",
+                    "turn_seat",
+                    "turn_deadline",
+                    "winner_seats",
+                    "created_at",
+                    "started_at",
+                    "finished_at",
+                ),
+            },
+        ),
+    )
+    readonly_fields = (
         "status",
         "ruleset",
-        "family",
-        "rules",
-        "created_by",
-        "max_players",
-        "turn_seconds",
         "buy_in",
         "ante",
         "private",
-        "on_timeout",
-        "max_timeouts",
-        "version",
-        "turn_seat",
-        "turn_deadline",
-        "winner_seats",
-        "created_at",
-        "started_at",
-        "finished_at",
+        *fieldsets[1][1]["fields"],
     )
-    readonly_fields = fields
     change_form_template = "admin/games/match/change_form.html"
     actions = ["abort_matches", "force_turn_timeouts"]
 
@@ -116,10 +115,7 @@ class MatchAdmin(FilterLookupsOnly, ReadOnlyModelAdmin):
 
     @admin.display(description="players")
     def players(self, match: Match) -> str:
-        return ", ".join(
-            f"{s.player.username}{' (bot)' if s.player.is_bot else ''}"
-            for s in sorted(match.seats.all(), key=lambda s: s.seat)
-        )
+        return ", ".join(seat_names(sorted(match.seats.all(), key=lambda s: s.seat)).values())
 
     # --- actions ---
 
@@ -176,15 +172,23 @@ class MatchAdmin(FilterLookupsOnly, ReadOnlyModelAdmin):
     def _detail(self, request: HttpRequest, match: Match) -> dict:
         seats = list(match.seats.select_related("player").order_by("seat"))
         balances = stakes.table_balances(match)
-        stacks, pots = balances["stacks"], balances["pots"]
         running = match.status in (Match.Status.OPEN, Match.Status.ACTIVE)
+        transfers = stakes.match_transfers(match)
+        names = seat_names(seats)
+        rounds = RoundRecord.objects.filter(match=match).order_by("number")
         return {
-            "seat_rows": [(s, stacks.get(s.pk)) for s in seats],
-            "pots": pots,
-            "rounds": list(RoundRecord.objects.filter(match=match).order_by("number")),
-            "events": list(MatchEvent.objects.filter(match=match).order_by("seq")),
+            "seat_results": seat_results(
+                match, seats, transfers, balances["stacks"] if running else {}
+            ),
+            "winners": [names.get(str(n), f"seat {n}") for n in match.winner_seats or []],
+            "pots": balances["pots"],
+            "rounds": round_rows(rounds, names),
+            "events": [
+                (e, json.dumps(e.data, separators=(", ", ": ")))
+                for e in MatchEvent.objects.filter(match=match).order_by("seq")
+            ],
             "chat": list(ChatMessage.objects.filter(match=match).select_related("author")),
-            "transfers": stakes.match_transfers(match),
+            "transfers": transfers,
             "can_abort": running and self.has_abort_permission(request),
             "can_force_timeout": match.status == Match.Status.ACTIVE
             and self.has_force_timeout_permission(request),

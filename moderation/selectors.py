@@ -6,6 +6,9 @@ everyone, so they are left out) over a recent window and lists, for review:
   result in a match is what came back to their wallet minus what left it (buy-in versus
   cash-out and refunds); in each match the losers' chips are shared out among the
   winners in proportion to what each won, which is exact for a two-player match.
+* win farming, at any stake (zero-stake matches too, where no chip moves but ratings
+  and win counts do): pairs who often sit together where one nearly always loses to
+  the other.
 * soft play: pairs who had many chances to challenge each other (one acted right after
   the other's bid) and never did.
 Nothing here is proof; it is a list of things to look at.
@@ -31,10 +34,13 @@ MAX_REPORT_DAYS = 3650
 
 @dataclass
 class PairFlow:
+    """What flowed between two players who sat together: chips (dumping), or matches
+    lost by one to the other (win farming)."""
+
     a: User
     b: User
     matches_together: int
-    a_to_b: int  # chips that flowed from a to b
+    a_to_b: int  # chips (or wins) that flowed from a to b
     b_to_a: int
 
     @property
@@ -64,6 +70,7 @@ class SuspicionReport:
     since: object
     matches: int
     dumping: list[PairFlow] = field(default_factory=list)
+    win_farming: list[PairFlow] = field(default_factory=list)
     soft_play: list[PairChallenges] = field(default_factory=list)
 
 
@@ -122,6 +129,32 @@ def _flows(tables, results) -> dict[tuple[int, int], int]:
     return flows
 
 
+def _win_flows(tables) -> dict[tuple[int, int], int]:
+    """{(loser, winner): matches}: every player a match's winners beat, at any stake."""
+    winners = dict(Match.objects.filter(pk__in=list(tables)).values_list("pk", "winner_seats"))
+    flows: dict[tuple[int, int], int] = defaultdict(int)
+    for match_id, table in tables.items():
+        won = {table[s] for s in winners.get(match_id) or [] if s in table}
+        for loser in set(table.values()) - won:
+            for winner in won:
+                flows[(loser, winner)] += 1
+    return flows
+
+
+def _one_way(frequent, flows, users, *, min_one_way: float, limit: int) -> list[PairFlow]:
+    """The frequent pairs whose flow runs mostly one way, the receiving player second,
+    the largest net first."""
+    found = []
+    for (a, b), n in frequent.items():
+        flow = PairFlow(users[a], users[b], n, flows.get((a, b), 0), flows.get((b, a), 0))
+        if flow.net < 0:  # name the receiving player second
+            flow = PairFlow(users[b], users[a], n, flow.b_to_a, flow.a_to_b)
+        if flow.a_to_b and flow.one_way >= min_one_way:
+            found.append(flow)
+    found.sort(key=lambda f: (-f.net, f.a.pk, f.b.pk))
+    return found[:limit]
+
+
 def _challenge_counts(tables):
     """Chances and challenges per ordered pair (challenger, bidder), and per player."""
     chances: dict[tuple[int, int], int] = defaultdict(int)
@@ -169,15 +202,10 @@ def suspicion_report(
         return report
     users = User.objects.in_bulk({p for pair in frequent for p in pair})
 
-    flows = _flows(tables, _results(list(tables)))
-    for (a, b), n in frequent.items():
-        flow = PairFlow(users[a], users[b], n, flows.get((a, b), 0), flows.get((b, a), 0))
-        if flow.net < 0:  # name the receiving player second
-            flow = PairFlow(users[b], users[a], n, flow.b_to_a, flow.a_to_b)
-        if flow.a_to_b and flow.one_way >= min_one_way:
-            report.dumping.append(flow)
-    report.dumping.sort(key=lambda f: (-f.net, f.a.pk, f.b.pk))
-    del report.dumping[limit:]
+    chips = _flows(tables, _results(list(tables)))
+    report.dumping = _one_way(frequent, chips, users, min_one_way=min_one_way, limit=limit)
+    wins = _win_flows(tables)
+    report.win_farming = _one_way(frequent, wins, users, min_one_way=min_one_way, limit=limit)
 
     chances, challenges, p_chances, p_challenges = _challenge_counts(tables)
     for (a, b), n in frequent.items():

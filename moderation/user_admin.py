@@ -11,7 +11,8 @@ from django.utils.html import format_html, format_html_join
 from accounts.models import User
 from core.admin import FilterLookupsOnly
 from ledger.models import Account, AccountKind
-from ledger.selectors import transfers_for_wallet
+from ledger.selectors import transfers_for_wallet, wallet_get
+from ledger.serializers import transaction_payload
 from moderation import services as moderation
 from moderation.adminkit import MuteForm, reason_action
 
@@ -56,6 +57,13 @@ class MutedFilter(admin.SimpleListFilter):
         return queryset
 
 
+def _match_link(match_id: int | None) -> str:
+    if match_id is None:
+        return ""
+    url = reverse("admin:games_match_change", args=[match_id])
+    return format_html('<a href="{}">match {}</a>', url, match_id)
+
+
 @admin.register(User)
 class UserAdmin(FilterLookupsOnly, DjangoUserAdmin):
     """Players for moderators (search, stats, balance, recent transfers, ban, mute);
@@ -76,8 +84,8 @@ class UserAdmin(FilterLookupsOnly, DjangoUserAdmin):
     )
     list_filter = ("is_bot", BannedFilter, MutedFilter, "is_staff", "date_joined")
     search_fields = ("username", "email", "=id")
+    # What a moderator looks for first (play, chips, history), then the account itself.
     fieldsets = (
-        *DjangoUserAdmin.fieldsets,
         (
             "Player",
             {
@@ -95,6 +103,11 @@ class UserAdmin(FilterLookupsOnly, DjangoUserAdmin):
         (
             "Chips and moderation",
             {"fields": ("balance", "recent_transfers", "moderation_history")},
+        ),
+        (None, {"fields": ("username", "password")}),
+        *(
+            (name, {**options, "classes": ("collapse",)})
+            for name, options in DjangoUserAdmin.fieldsets[1:]
         ),
     )
     actions = ["ban_players", "unban_players", "mute_players", "unmute_players"]
@@ -115,7 +128,13 @@ class UserAdmin(FilterLookupsOnly, DjangoUserAdmin):
     def get_fieldsets(self, request, obj=None):
         if obj is None:  # the add form
             return super().get_fieldsets(request, obj)
-        return self.fieldsets
+        if request.user.is_superuser:
+            return self.fieldsets
+        # Read-only, the password field would show its hash: moderators never see it.
+        return tuple(
+            (name, {**options, "fields": tuple(f for f in options["fields"] if f != "password")})
+            for name, options in self.fieldsets
+        )
 
     def has_change_permission(self, request, obj=None) -> bool:
         if obj is not None and (obj.is_staff or obj.is_superuser) and not request.user.is_superuser:
@@ -136,28 +155,35 @@ class UserAdmin(FilterLookupsOnly, DjangoUserAdmin):
 
     @admin.display(description="recent transfers")
     def recent_transfers(self, user: User) -> str:
+        """The wallet's latest transfers, signed as the API signs them (into the wallet
+        positive): the wallet is the user's wallet account, not whichever account of the
+        first row is theirs, as a seat's stack is the user's too."""
+        wallet = wallet_get(user=user)
         rows = list(transfers_for_wallet(user=user)[:RECENT_TRANSFERS])
-        if not rows:
+        if wallet is None or not rows:
             return "none"
-        wallet_id = rows[0].debit_id if rows[0].debit.user_id == user.pk else rows[0].credit_id
         link = reverse("admin:ledger_transfer_changelist") + f"?q={user.username}"
+        entries = (transaction_payload(t, wallet_id=wallet.pk) for t in rows)
         body = format_html_join(
             "",
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            '<tr><td>{}</td><td>{}</td><td class="chips">{}</td><td class="chips">{}</td>'
+            "<td>{}</td><td>{}</td></tr>",
             (
                 (
-                    t.created_at.strftime("%Y-%m-%d %H:%M"),
-                    t.kind,
-                    f"{t.amount if t.credit_id == wallet_id else -t.amount:+d}",
-                    t.scope,
-                    t.reason,
+                    e["created_at"].strftime("%Y-%m-%d %H:%M"),
+                    e["kind"],
+                    f"{e['amount']:+d}",
+                    e["balance_after"],
+                    _match_link(e["match_id"]),
+                    e["reason"],
                 )
-                for t in rows
+                for e in entries
             ),
         )
         return format_html(
             '<table id="recent-transfers"><tr><th>When</th><th>Kind</th><th>Chips</th>'
-            '<th>Scope</th><th>Reason</th></tr>{}</table><a href="{}">all transfers</a>',
+            "<th>Wallet after</th><th>Match</th><th>Reason</th></tr>{}</table>"
+            '<a href="{}">all transfers</a>',
             body,
             link,
         )

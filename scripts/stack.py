@@ -1,6 +1,7 @@
 """Starts what the project needs on a machine with nothing installed, then runs it.
 
-    python -m scripts.stack run    # API + Celery worker + beat (the Procfile), Ctrl-C stops all
+    python -m scripts.stack run    # API + Celery worker + beat (the Procfile), Ctrl-C stops all;
+                                   # a process that dies is restarted (scripts/supervise.py)
     python -m scripts.stack test   # the test suite
 
 With DATABASE_URL unset, an embedded PostgreSQL 16 (the `pgserver` wheel) runs from
@@ -13,11 +14,12 @@ import argparse
 import contextlib
 import os
 import secrets
-import signal
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+
+from scripts.supervise import read_procfile, supervise
 
 ROOT = Path(__file__).resolve().parent.parent
 DATABASE_NAME = "liarsdice"
@@ -75,6 +77,12 @@ def _manage(env: dict[str, str], *args: str) -> None:
     subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True)
 
 
+def ensure_local_admin(env: dict[str, str], password: str) -> None:
+    """Creates or updates the local admin. The password goes in the environment, not on
+    the command line, where one starting with "-" would be read as an option."""
+    _manage({**env, "LOCAL_ADMIN_PASSWORD": password}, "ensure_local_admin", "--username", "admin")
+
+
 def _local_secret(data_dir: Path, name: str, nbytes: int) -> str:
     path = data_dir / name
     if not path.exists():
@@ -93,12 +101,11 @@ def run(data_dir: Path) -> int:
         env.setdefault("HOST", "127.0.0.1")
         env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
         _manage(env, "migrate", "--noinput")
-        _manage(env, "createcachetable")
         _manage(env, "collectstatic", "--noinput", "--verbosity", "0")
         if embedded_database:
             # A local admin only in the project's own database, never in an external one.
             admin_password = _local_secret(data_dir, "admin_password", 12)
-            _manage(env, "ensure_local_admin", "--username", "admin", "--password", admin_password)
+            ensure_local_admin(env, admin_password)
             admin = (
                 f"(user 'admin', password '{admin_password}', "
                 f"kept in {data_dir / 'admin_password'})"
@@ -115,24 +122,8 @@ def run(data_dir: Path) -> int:
             "  Ctrl-C stops everything.\n",
             flush=True,
         )
-        honcho = Path(sys.executable).with_name("honcho")
-        proc = subprocess.Popen([str(honcho), "start", "-f", "Procfile"], cwd=ROOT, env=env)
-        signal.signal(signal.SIGTERM, _interrupt)
-        try:
-            return proc.wait()
-        except KeyboardInterrupt:
-            # Ctrl-C in a terminal reaches honcho too; a signal sent to this process alone
-            # does not, so pass it on. honcho then stops web, worker and beat.
-            proc.send_signal(signal.SIGINT)
-            try:
-                return proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.terminate()
-                return proc.wait()
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
+        # Every process of the Procfile; one that dies is restarted, the others run on.
+        return supervise(read_procfile(ROOT / "Procfile"), env, ROOT)
 
 
 def test(data_dir: Path, pytest_args: list[str]) -> int:

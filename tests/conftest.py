@@ -12,15 +12,6 @@ def _fresh_cache():
     yield
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _stop_event_listener(django_db_setup, django_db_blocker):
-    """The long-poll listener holds a connection to the test database; close it first."""
-    yield
-    from games.notify import listener
-
-    listener.stop()
-
-
 @pytest.fixture
 def api_client() -> APIClient:
     return APIClient()
@@ -44,3 +35,13 @@ def client_for(user) -> APIClient:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
     return client
+
+
+@pytest.fixture(scope="session")
+def live_asgi(django_db_setup, django_db_blocker):
+    """One real web server per test process, on the test database (tests using it need
+    `django_db(transaction=True)`, so what they write is committed and visible to it)."""
+    from tests.live_server import asgi_server
+
+    with asgi_server() as server:
+        yield server

@@ -28,3 +28,7 @@ class PlayerFactory(UserFactory):
             from ledger.services import signup_grant
 
             signup_grant(user=obj, amount=extracted)
+
+
+# Passes every password validator (AUTH_PASSWORD_VALIDATORS and ours).
+STRONG_PASSWORD = "a-Long-and-unusual-passphrase-42"

@@ -20,7 +20,10 @@ def procfile_entries() -> dict[str, str]:
 def test_procfile_runs_api_worker_and_beat():
     entries = procfile_entries()
     assert set(entries) == {"web", "worker", "beat"}
-    assert entries["web"].startswith("gunicorn config.wsgi:application")
+    # The ASGI app under gunicorn's uvicorn worker (config/server.py), so clients that wait
+    # hold no thread.
+    assert entries["web"].startswith("gunicorn config.asgi:application")
+    assert "--worker-class config.server.Worker" in entries["web"]
     assert entries["worker"].startswith("celery -A config worker")
     assert entries["beat"].startswith("celery -A config beat")
 
@@ -30,7 +33,7 @@ def test_make_run_starts_every_procfile_entry_after_migrating():
     run_recipe = re.search(r"^run:.*\n((?:\t.*\n)+)", makefile, re.M).group(1)
     assert "scripts.stack run" in run_recipe
     stack = (ROOT / "scripts" / "stack.py").read_text()
-    assert '"honcho"' in stack and '"start", "-f", "Procfile"' in stack
+    assert 'supervise(read_procfile(ROOT / "Procfile"), env, ROOT)' in stack
     assert '"migrate", "--noinput"' in stack
 
 
@@ -38,17 +41,33 @@ def test_compose_services_run_the_procfile_entries():
     compose = yaml.safe_load((ROOT / "compose.yaml").read_text())
     services = compose["services"]
     for name in procfile_entries():
-        assert services[name]["command"] == ["honcho", "start", "-f", "Procfile", name]
+        assert services[name]["command"] == ["python", "-m", "scripts.supervise", "--exec", name]
     assert services["migrate"]["command"] == ["python", "manage.py", "migrate", "--noinput"]
     for name in ("web", "worker", "beat"):
         env = services[name]["environment"]
         assert env["DATABASE_URL"].startswith("postgres://")
         assert env["CELERY_BROKER_URL"].startswith("redis://")
+    # A process (or database) that dies comes back without taking the others down.
+    for name in ("web", "worker", "beat", "db", "redis"):
+        assert services[name]["restart"] == "unless-stopped"
+    assert "restart" not in services["migrate"]  # one-shot
+
+
+def test_compose_scales_web_and_worker():
+    """`--scale web=N --scale worker=M` needs no fixed container name and no single host
+    port per replica."""
+    services = yaml.safe_load((ROOT / "compose.yaml").read_text())["services"]
+    for name in ("web", "worker"):
+        assert "container_name" not in services[name]
+    for mapping in services["web"].get("ports", []):
+        host = mapping.rsplit(":", 1)[0].removeprefix("${WEB_PORTS:-").rstrip("}")
+        assert "-" in host, f"{mapping}: one fixed host port blocks a second web replica"
+    assert "ports" not in services["worker"]
 
 
 def test_dockerfile_default_command_is_the_web_entry_as_a_non_root_user():
     dockerfile = (ROOT / "Dockerfile").read_text()
-    assert 'CMD ["honcho", "start", "-f", "Procfile", "web"]' in dockerfile
+    assert 'CMD ["python", "-m", "scripts.supervise", "--exec", "web"]' in dockerfile
     assert re.search(r"^USER app$", dockerfile, re.M)
     assert "requirements.txt" in dockerfile
 

@@ -38,14 +38,16 @@ INSTALLED_APPS = [
     "ledger",
     "games",
     "moderation",
+    "web",
 ]
 
 MIDDLEWARE = [
     "core.middleware.RequestIdLoggingMiddleware",
     "core.middleware.ProblemFallbackMiddleware",
+    "core.middleware.DependencyOutageMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "core.middleware.RequestGuardMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "core.middleware.StaticFilesMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -77,8 +79,18 @@ TEMPLATES = [
 DATABASES = {"default": env.db_url("DATABASE_URL")}
 if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
     raise ImproperlyConfigured("DATABASE_URL must point at PostgreSQL.")
-# Persistent connections (not a pool as well): each gunicorn thread reuses its connection.
-DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
+# Persistent connections: each worker thread (Celery, tests) reuses its connection. The
+# ASGI web process (config/asgi.py sets DATABASE_POOL) runs each request's sync code in
+# a thread of its own, so it borrows connections from a pool instead.
+if env.bool("DATABASE_POOL", default=False):
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 2,
+        "max_size": env.int("DATABASE_POOL_SIZE", default=16),
+        "timeout": 20,
+    }
+else:
+    DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DATABASES["default"]["ATOMIC_REQUESTS"] = False  # services own their transactions
 
@@ -90,6 +102,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+    {"NAME": "accounts.passwords.NotBlankValidator"},
+    {"NAME": "accounts.passwords.SiteNameValidator"},
 ]
 
 LANGUAGE_CODE = "en-us"
@@ -99,37 +113,30 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = env.path("STATIC_ROOT", default=str(BASE_DIR / "staticfiles"))
-# The web process serves its own static files (admin, Swagger UI) through WhiteNoise, so
+# The web process serves its own static files (play page, admin, Swagger UI) through WhiteNoise, so
 # the docs work offline with no separate web server.
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 
-# Redis serves the cache (throttling counters shared across processes) when one is
-# configured; otherwise PostgreSQL does, through Django's database cache.
+# Redis serves the cache and the throttles' atomic counters (core.ratelimit), shared by
+# every process: REDIS_URL, else the broker's URL when the broker is Redis.
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="") or "redis://127.0.0.1:6379/0"
 REDIS_URL = env.str("REDIS_URL", default="")
-CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="")
 if not REDIS_URL and CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     REDIS_URL = CELERY_BROKER_URL
-if REDIS_URL:
-    CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": REDIS_URL,
-            "KEY_PREFIX": env.str("CACHE_KEY_PREFIX", default="liarsdice"),
-        }
+if not REDIS_URL:
+    raise ImproperlyConfigured("Set REDIS_URL: throttling keeps its counters in Redis.")
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": env.str("CACHE_KEY_PREFIX", default="liarsdice"),
     }
-else:
-    CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
-            "LOCATION": "django_cache",
-        }
-    }
+}
 
 # Celery: JSON only, late acknowledgement, bounded task time.
-CELERY_BROKER_URL = CELERY_BROKER_URL or "redis://127.0.0.1:6379/0"
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
@@ -140,6 +147,8 @@ CELERY_TASK_TIME_LIMIT = 60
 CELERY_TASK_SOFT_TIME_LIMIT = 50
 CELERY_TIMEZONE = "UTC"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A worker waits out a broker outage of any length instead of exiting after 100 tries.
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 # Redis redelivers an unacknowledged task after this; no task ETA may exceed it.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", 3600)}
 
@@ -158,7 +167,6 @@ REST_FRAMEWORK = {
         "register_ip": env.str("THROTTLE_REGISTER_IP", default="10/hour"),
         "register_username": env.str("THROTTLE_REGISTER_USERNAME", default="10/hour"),
         "login_ip": env.str("THROTTLE_LOGIN_IP", default="30/min"),
-        "login_username": env.str("THROTTLE_LOGIN_USERNAME", default="10/min"),
         "chat": env.str("THROTTLE_CHAT", default="20/min"),
     },
     "EXCEPTION_HANDLER": "core.problems.problem_exception_handler",
@@ -175,6 +183,23 @@ SPECTACULAR_SETTINGS = {
         "is `application/problem+json` (RFC 9457) with a stable `code`."
     ),
     "VERSION": "1.0.0",
+    # 3.1: JSON Schema 2020-12 shapes (`const` discriminators, `null` types) and `webhooks`.
+    "OAS_VERSION": "3.1.0",
+    "WEBHOOKS": [
+        "accounts.serializers.YOUR_TURN_WEBHOOK",
+        "accounts.serializers.MATCH_FINISHED_WEBHOOK",
+    ],
+    # Choice sets that share the field name `status` get names of their own.
+    "ENUM_NAME_OVERRIDES": {
+        "MatchStatusEnum": ["open", "active", "finished", "aborted"],
+        "SeatStatusEnum": ["playing", "out", "left"],
+        "DeliveryStatusEnum": ["pending", "delivered", "failed"],
+        "TimeoutPolicyEnum": ["auto", "challenge", "forfeit"],
+        "PokerRankEnum": ["9", "10", "J", "Q", "K", "A"],
+        "PokerHandRankEnum": ["9", "10", "J", "Q", "K", "A", "junk"],
+        "ChallengeStatusEnum": ["pending", "accepted", "declined", "cancelled", "expired"],
+        "SeekStatusEnum": ["waiting", "matched", "cancelled", "expired"],
+    },
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
@@ -196,6 +221,14 @@ SPECTACULAR_SETTINGS = {
 API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=64 * 1024)
 # CSRF failures on API paths are problem+json; the admin keeps Django's page.
 CSRF_FAILURE_VIEW = "core.problems.csrf_failure"
+
+# Retry-After of the 503 answered while PostgreSQL or Redis is down.
+OUTAGE_RETRY_AFTER_SECONDS = env.int("OUTAGE_RETRY_AFTER_SECONDS", default=5)
+
+# Login back-off per (username, address): see accounts.throttles.LoginBackoffThrottle.
+LOGIN_FREE_ATTEMPTS = env.int("LOGIN_FREE_ATTEMPTS", default=10)
+LOGIN_BACKOFF_MAX_SECONDS = env.int("LOGIN_BACKOFF_MAX_SECONDS", default=900)
+LOGIN_ATTEMPT_MEMORY_SECONDS = env.int("LOGIN_ATTEMPT_MEMORY_SECONDS", default=86400)
 
 # Starting chips granted to every new account by a ledger transfer from the house.
 SIGNUP_CHIPS = env.int("SIGNUP_CHIPS", default=1000)
@@ -226,19 +259,45 @@ LOGGING = {
         "django.server": {"level": "WARNING"},
     },
 }
+# Live events (long polls and event streams).
+# Open event streams one user may hold in one web process; more get a 429.
+STREAMS_PER_USER = env.int("STREAMS_PER_USER", default=20)
+STREAM_HEARTBEAT_SECONDS = env.float("STREAM_HEARTBEAT_SECONDS", default=15.0)
+# Account events (the account stream) are kept at least this long.
+ACCOUNT_EVENTS_KEEP_HOURS = env.int("ACCOUNT_EVENTS_KEEP_HOURS", default=24)
 BOT_THINK_SECONDS = env.float("BOT_THINK_SECONDS", default=0.5)
 # A bot's turn is due this long after it starts; if its task was lost, the sweep plays it.
 BOT_TURN_DEADLINE_SECONDS = env.int("BOT_TURN_DEADLINE_SECONDS", default=20)
+# How long a challenge waits for its answers, and a quick-play seek for its table.
+CHALLENGE_TTL_SECONDS = env.int("CHALLENGE_TTL_SECONDS", default=15 * 60)
+SEEK_TTL_SECONDS = env.int("SEEK_TTL_SECONDS", default=10 * 60)
 # Turn-timeout tasks are scheduled only this far ahead (below the visibility timeout).
+# Later deadlines are the sweep's (at most SWEEP_SECONDS late, p99 1 s in
+# bench/timeouts.py): most turns end long before their deadline, and a task per move
+# would cost every move a broker publish and a worker an ETA message to hold.
 TIMEOUT_TASK_MAX_ETA_SECONDS = min(
-    env.int("TIMEOUT_TASK_MAX_ETA_SECONDS", default=1800),
+    env.int("TIMEOUT_TASK_MAX_ETA_SECONDS", default=30),
     CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] - 60,
 )
+# A sweep silent for longer than this means an outage; turns whose deadlines fell in it
+# get back the time they had left, and at least the grace (games.services.turns).
+OUTAGE_GAP_SECONDS = env.int("OUTAGE_GAP_SECONDS", default=30)
+OUTAGE_GRACE_SECONDS = env.int("OUTAGE_GRACE_SECONDS", default=30)
 CELERY_BEAT_SCHEDULE = {
     "sweep-due-turns": {
         "task": "games.tasks.sweep_due_turns",
         "schedule": env.float("SWEEP_SECONDS", default=2.0),
         "options": {"expires": 10},
+    },
+    "purge-account-events": {
+        "task": "accounts.tasks.purge_account_events",
+        "schedule": 3600.0,
+        "options": {"expires": 600},
+    },
+    "expire-challenges-and-seeks": {
+        "task": "games.tasks.expire_challenges_and_seeks",
+        "schedule": 30.0,
+        "options": {"expires": 60},
     },
     "purge-idempotency-records": {
         "task": "core.tasks.purge_idempotency_records",
@@ -248,4 +307,9 @@ CELERY_BEAT_SCHEDULE = {
 }
 # Webhook deliveries to private, loopback or link-local addresses (tests allow them).
 WEBHOOKS_ALLOW_PRIVATE = env.bool("WEBHOOKS_ALLOW_PRIVATE", default=False)
+# A delivery attempt: connecting may take WEBHOOK_CONNECT_SECONDS, each read of the answer
+# WEBHOOK_TIMEOUT_SECONDS, and the whole exchange WEBHOOK_DEADLINE_SECONDS, so a receiver
+# that answers a byte at a time holds a worker no longer than that.
+WEBHOOK_CONNECT_SECONDS = env.float("WEBHOOK_CONNECT_SECONDS", default=3.0)
 WEBHOOK_TIMEOUT_SECONDS = env.float("WEBHOOK_TIMEOUT_SECONDS", default=5.0)
+WEBHOOK_DEADLINE_SECONDS = env.float("WEBHOOK_DEADLINE_SECONDS", default=10.0)

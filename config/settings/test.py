@@ -24,8 +24,7 @@ def _redis_db(url: str, db: int) -> str:
 _XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
 _WORKER_INDEX = int(_XDIST_WORKER.removeprefix("gw") or 0)
 
-if CACHES["default"]["BACKEND"].endswith("RedisCache"):
-    CACHES["default"]["LOCATION"] = _redis_db(CACHES["default"]["LOCATION"], 15 - _WORKER_INDEX)
+CACHES["default"]["LOCATION"] = _redis_db(CACHES["default"]["LOCATION"], 15 - _WORKER_INDEX)
 
 # Test teardown flushes tables with TRUNCATE, which the ledger refuses unless the session
 # allows it (ledger migration 0003); no other settings allow it.

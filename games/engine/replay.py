@@ -4,31 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from .engine import apply, new_match
+from .dice import ScriptedDice
 from .errors import ReplayError
-from .rules import Rules
-from .state import State
+from .registry import Rules, State, engine_for
 
-
-class ScriptedDice:
-    """A dice source that returns recorded values in order (checks each fits its range)."""
-
-    def __init__(self, values: Iterable[int]) -> None:
-        self._values = list(values)
-        self._pos = 0
-
-    def randint(self, a: int, b: int) -> int:
-        if self._pos >= len(self._values):
-            raise ReplayError("the recorded dice ran out")
-        value = self._values[self._pos]
-        if not a <= value <= b:
-            raise ReplayError(f"recorded value {value} at {self._pos} is not in {a}..{b}")
-        self._pos += 1
-        return value
-
-    @property
-    def used(self) -> int:
-        return self._pos
+FORFEIT_LOG_ENTRY = (
+    "forfeit"  # a log entry for the server's forfeit; never an action a player sends
+)
 
 
 def replay(
@@ -43,12 +25,20 @@ def replay(
 ) -> State:
     """The state after `actions`, with `rolls` (state.rolls of a later state) as the dice.
 
-    With `strict`, every recorded value must be consumed.
+    `actions` is the match's log: what players did, and `{"type": "forfeit", "seat": s}`
+    where the server made a seat forfeit. With `strict`, every recorded value must be
+    consumed.
     """
+    engine = engine_for(rules)
     dice = ScriptedDice(rolls)
-    state, _ = new_match(rules, n_players, dice, creator_seat=creator_seat, opener_seat=opener_seat)
+    state, _ = engine.new_match(
+        rules, n_players, dice, creator_seat=creator_seat, opener_seat=opener_seat
+    )
     for action in actions:
-        state, _ = apply(state, action, dice)
+        if action.get("type") == FORFEIT_LOG_ENTRY:
+            state, _ = engine.forfeit(state, action["seat"], dice)
+        else:
+            state, _ = engine.apply(state, action, dice)
     if strict and dice.used != len(rolls):
         raise ReplayError(f"{len(rolls) - dice.used} recorded dice were not used")
     return state

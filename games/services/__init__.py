@@ -9,6 +9,11 @@ returns a `MatchChange`.
 * `chat`          table talk
 * `interventions` staff actions on tables: abort (with refunds and the round's reveal),
                   a banned player's seats
+* `resign`        a player leaves a running match (the engine's forfeit)
+* `challenges`    direct challenges: create, accept (the last starts the match),
+                  decline, cancel, expire
+* `seeks`         quick play: pair compatible seeks into a match, cancel, expire
+* `account_events` events for a player's account (webhooks; an account stream hooks in)
 * `bot_players`   the server's bot-player accounts and their funding
 * `locks`, `table`, `schedule`  shared: row locks, events and results, tasks by name
 

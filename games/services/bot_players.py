@@ -1,23 +1,57 @@
-"""The server's own bot players: one account per strategy, funded by the house."""
+"""The server's own bot players.
+
+A server bot is an account the server made for a strategy: `bot_strategy` set (no API
+sets it), `is_bot`, an unusable password. Bots are found by that flag, never by
+username, so no registration can take a bot's place at a table; the username
+(`bot-cautious-2`) is only how the bot is shown, and registration reserves the `bot-`
+prefix so nobody can look like one. A bot's stakes come straight from the house and go
+back to it (`games.stakes`): bots have no wallet to share, so tables never race for it.
+"""
 
 from django.contrib.auth.hashers import make_password
+from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
 
 from accounts.models import User
-from games import stakes
-from games.engine import strategies as engine_strategies
+from games.engine import bots
+from games.models import Match
 
-STRATEGIES = tuple(engine_strategies.STRATEGIES)
-
-
-def bot_account(strategy: str, *, index: int = 0) -> User:
-    username = f"bot-{strategy}" if index == 0 else f"bot-{strategy}-{index}"
-    bot, _ = User.objects.get_or_create(
-        username=username,
-        defaults={"is_bot": True, "bot_strategy": strategy, "password": make_password(None)},
-    )
-    return bot
+STRATEGIES = tuple(bots.STRATEGIES)
+# Tries at a free username before giving up; a name is taken only by a concurrent
+# creation or by an account registered before the prefix was reserved.
+_NAME_ATTEMPTS = 20
 
 
-def fund_bot(*, bot: User, amount: int) -> None:
-    """Tops a bot's wallet up from the house so it can cover a buy-in."""
-    stakes.bot_top_up(bot=bot, amount=amount)
+def server_bots(strategy: str) -> QuerySet[User]:
+    """The server's bot accounts playing `strategy`, oldest first."""
+    return User.objects.filter(bot_strategy=strategy, is_bot=True).order_by("pk")
+
+
+def server_bot(strategy: str, *, free_at: Match | None = None) -> User:
+    """A server bot playing `strategy` (one with no seat at `free_at`, when given): the
+    oldest such account, else a new one."""
+    for _ in range(_NAME_ATTEMPTS):
+        bots = server_bots(strategy)
+        if free_at is not None:
+            bots = bots.exclude(pk__in=free_at.seats.values("player_id"))
+        bot = bots.first()
+        if bot is not None:
+            return bot
+        name_index = server_bots(strategy).count()
+        while User.objects.filter(username__iexact=_bot_name(strategy, name_index)).exists():
+            name_index += 1
+        try:
+            with transaction.atomic():
+                return User.objects.create(
+                    username=_bot_name(strategy, name_index),
+                    is_bot=True,
+                    bot_strategy=strategy,
+                    password=make_password(None),
+                )
+        except IntegrityError:
+            continue  # a concurrent request took that name: look again
+    raise RuntimeError(f"No free username for a new {strategy} bot.")
+
+
+def _bot_name(strategy: str, index: int) -> str:
+    return f"bot-{strategy}" if index == 0 else f"bot-{strategy}-{index}"

@@ -5,15 +5,19 @@ from django.utils import timezone
 
 from accounts.models import User
 from core.errors import DomainError
-from games.errors import MatchNotFound, MessageHidden, NotSeated
-from games.models import ChatMessage, Match
+from games.errors import MessageHidden, NotSeated
+from games.models import ChatMessage, MatchEvent
+from games.services.locks import visible_match_lock
+from games.services.table import append_events, player_ref
 
 
 @transaction.atomic
 def message_post(*, match_id: int, user: User, text: str) -> ChatMessage:
-    match = Match.objects.filter(pk=match_id).first()
-    if match is None:
-        raise MatchNotFound(f"No match {match_id}.")
+    """Posts a message and logs it as a `chat` event, which wakes the match's followers
+    (the match row is locked for the event's sequence number; `version` is unchanged, as
+    chat changes nothing a player acts on). A private match where `user` has no seat is
+    reported missing, as reads report it."""
+    match = visible_match_lock(match_id, user)
     if not match.seats.filter(player=user).exists():
         raise NotSeated("Only seated players can talk at this table.")
     if user.is_muted():
@@ -22,7 +26,13 @@ def message_post(*, match_id: int, user: User, text: str) -> ChatMessage:
             code="muted",
             status=403,
         )
-    return ChatMessage.objects.create(match=match, author=user, text=text)
+    message = ChatMessage.objects.create(match=match, author=user, text=text)
+    append_events(
+        match,
+        [{"type": "chat", "message_id": message.pk, "author": player_ref(user), "text": text}],
+    )
+    match.save(update_fields=["event_seq"])
+    return message
 
 
 @transaction.atomic
@@ -35,4 +45,8 @@ def message_hide(*, message_id: int, reason: str) -> ChatMessage:
     message.hidden_at = timezone.now()
     message.hidden_reason = reason[:200]
     message.save(update_fields=["hidden_at", "hidden_reason"])
+    # Its event keeps its place in the log, without the text.
+    MatchEvent.objects.filter(
+        match_id=message.match_id, type="chat", data__message_id=message.pk
+    ).update(data={"type": "chat", "message_id": message.pk, "hidden": True})
     return message

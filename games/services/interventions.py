@@ -1,7 +1,7 @@
 """What staff do to tables, as games services (the moderation app calls them and writes
 the audit record): abort a match with its refunds and the reveal of the round in play,
-and take a banned player away from the tables. Engine calls here: `_current_round_record`
-(is_poker, engine.pool.round_record, engine.pokerdice.poker_round_record)."""
+and take a banned player away from the tables. Engine calls here: `round_reveal`
+(engine.reveal_round)."""
 
 from dataclasses import dataclass
 from typing import Any
@@ -12,10 +12,9 @@ from django.utils import timezone
 from accounts.models import User
 from accounts.services import user_deactivate
 from games import engine, stakes
-from games.engine.pokerdice import poker_round_record
-from games.engine.pool import round_record
 from games.errors import MatchEnded
 from games.models import Match, RoundRecord, Seat
+from games.services import announce
 from games.services.lobby import match_leave
 from games.services.locks import match_lock, matches_lock
 from games.services.play import reveal_commitments
@@ -68,6 +67,7 @@ def match_abort(*, match_id: int, actor: User) -> MatchAborted:
             "event_seq",
         ]
     )
+    announce.match_finished(match, list(match.seats.select_related("player")))
     return MatchAborted(change=MatchChange(match=match), status_before=was, chips=moves)
 
 
@@ -77,8 +77,7 @@ def round_reveal(match: Match) -> dict[str, Any] | None:
     committed to. None when no round is in play."""
     if not match.state:
         return None
-    state = engine.State.from_json(match.state)
-    record = _current_round_record(state)
+    record = engine.reveal_round(engine.state_from_json(match.state))
     if record is None:
         return None
     secret = match.secrets or {}
@@ -87,15 +86,6 @@ def round_reveal(match: Match) -> dict[str, Any] | None:
     record["chips"] = list(secret.get("chips", []))
     RoundRecord.objects.create(match=match, number=record["number"], record=record)
     return record
-
-
-def _current_round_record(state: "engine.State") -> dict[str, Any] | None:
-    r = state.round
-    if r is None or state.finished:
-        return None
-    if state.rules.is_poker:
-        return poker_round_record(r, r.actions, None)
-    return round_record(state, r, r.actions, None)
 
 
 @dataclass(frozen=True)
@@ -121,7 +111,7 @@ def player_banned(*, user_id: int) -> PlayerBanned | None:
     joined after this read are lobbies, whose services lock no user."""
     matches_lock(_seated_match_ids(user_id))
     # Locked before the check: of two bans at once, the second finds the player banned.
-    player = User.objects.select_for_update().get(pk=user_id)
+    player = User.objects.select_for_update(no_key=True).get(pk=user_id)
     if not player.is_active:
         return None
     # Deactivated first, in this transaction, so `turn_deadline` sees it for the seats below.

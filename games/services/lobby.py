@@ -1,6 +1,6 @@
 """The lobby: open a match, join, leave, seat a bot, start. A full table starts itself.
-Engine calls here: `match_create` (engine.rules_from_preset, rules.is_poker),
-`_start` (engine.Rules.from_dict, engine.new_match)."""
+Engine calls here: `match_create` (engine.rules_from_preset, rules.names_opener),
+`_start` (engine.rules_from_dict, engine.new_match)."""
 
 import secrets
 from typing import Any
@@ -13,8 +13,9 @@ from core.errors import DomainError, InvalidInput
 from games import engine, fairness, stakes
 from games.errors import AlreadySeated, MatchFull, MatchNotOpen, NotCreator, NotSeated
 from games.models import Match, Seat
-from games.services.bot_players import bot_account, fund_bot
-from games.services.locks import match_lock
+from games.services import announce
+from games.services.bot_players import server_bot
+from games.services.locks import visible_match_lock
 from games.services.play import apply_engine_events, rules_error
 from games.services.table import (
     LOBBY_FIELDS,
@@ -27,10 +28,10 @@ from ledger.errors import InsufficientChips
 from ledger.selectors import wallet_balance
 
 
-def _check_wallet(user: User, amount: int) -> None:
+def check_wallet(user: User, amount: int) -> None:
     """Refuses `user`, the caller, who cannot cover `amount` (their own balance is theirs
-    to see; another player's never is)."""
-    if not amount:
+    to see; another player's never is). The house stakes the server's bots."""
+    if not amount or user.bot_strategy:
         return
     balance = wallet_balance(user=user)
     if balance < amount:
@@ -40,7 +41,7 @@ def _check_wallet(user: User, amount: int) -> None:
 def _check_opener(rules: "engine.Rules", opener_seat: int | None, max_players: int) -> None:
     if opener_seat is None:
         return
-    if rules.is_poker or rules.first_opener != "creator":
+    if not rules.names_opener:
         raise InvalidInput(
             {"opener_seat": ["A named opener needs the option first_opener: creator."]}
         )
@@ -78,7 +79,7 @@ def match_create(
         raise DomainError(
             "A match needs a seat for its creator besides the bots.", code="validation_error"
         )
-    _check_wallet(user, buy_in)
+    check_wallet(user, buy_in)
     match = Match.objects.create(
         ruleset=ruleset,
         family=rules.family,
@@ -94,7 +95,7 @@ def match_create(
         max_timeouts=max_timeouts,
         opener_seat=opener_seat,
     )
-    Seat.objects.create(match=match, seat=0, player=user)
+    Seat.objects.create(match=match, seat=0, player=user, played_as_bot=user.is_bot)
     append_events(
         match,
         [
@@ -116,24 +117,20 @@ def match_create(
 
 @transaction.atomic
 def match_join(*, match_id: int, user: User, invite_code: str | None = None) -> MatchChange:
-    match = match_lock(match_id)
+    match = visible_match_lock(match_id, user, invite_code=invite_code)
     if match.status != Match.Status.OPEN:
         # A table starts once every seat is taken: say so rather than only "not open".
         if match.status == Match.Status.ACTIVE and match.seats.count() >= match.max_players:
             raise MatchFull(f"All {match.max_players} seats are taken.")
         raise MatchNotOpen("This match is not open for joining.")
-    if match.private and invite_code != match.invite_code:
-        raise DomainError(
-            "This private match needs its invite code.", code="invalid_invite_code", status=403
-        )
-    _check_wallet(user, match.buy_in)
+    check_wallet(user, match.buy_in)
     _seat_player(match, user)
     return _bump_and_maybe_start(match)
 
 
 @transaction.atomic
 def match_leave(*, match_id: int, user: User) -> MatchChange:
-    match = match_lock(match_id)
+    match = visible_match_lock(match_id, user)
     if match.status != Match.Status.OPEN:
         raise MatchNotOpen("You can only leave a match before it starts.")
     seat = match.seats.filter(player=user).select_related("player").first()
@@ -147,24 +144,24 @@ def match_leave(*, match_id: int, user: User) -> MatchChange:
 
 @transaction.atomic
 def match_add_bot(*, match_id: int, user: User, strategy: str) -> MatchChange:
-    match = match_lock(match_id)
+    match = visible_match_lock(match_id, user)
     if match.created_by_id != user.pk:
         raise NotCreator("Only the match's creator can add bots.")
     if match.status != Match.Status.OPEN:
         raise MatchNotOpen("Bots can only be added before the match starts.")
-    _check_wallet(user, match.buy_in)  # the bot may fill the table and start it
+    check_wallet(user, match.buy_in)  # the bot may fill the table and start it
     _seat_bot(match, strategy)
     return _bump_and_maybe_start(match)
 
 
 @transaction.atomic
 def match_start(*, match_id: int, user: User) -> MatchChange:
-    match = match_lock(match_id)
+    match = visible_match_lock(match_id, user)
     if match.created_by_id != user.pk:
         raise NotCreator("Only the match's creator can start it.")
     if match.status != Match.Status.OPEN:
         raise MatchNotOpen("This match has already started or ended.")
-    _check_wallet(user, match.buy_in)
+    check_wallet(user, match.buy_in)
     # Whoever cannot cover the buy-in any more is unseated; should that leave one player,
     # the refusal below rolls the unseating back too (a later joiner's start redoes it).
     _unseat_short_of_chips(match)
@@ -191,18 +188,16 @@ def _seat_player(match: Match, user: User) -> Seat:
         raise AlreadySeated("You already have a seat in this match.")
     if match.seats.count() >= match.max_players:
         raise MatchFull(f"All {match.max_players} seats are taken.")
-    seat = Seat.objects.create(match=match, seat=_free_seat_number(match), player=user)
+    seat = Seat.objects.create(
+        match=match, seat=_free_seat_number(match), player=user, played_as_bot=user.is_bot
+    )
     append_events(match, [{"type": "player_joined", "seat": seat.seat, "player": player_ref(user)}])
     return seat
 
 
 def _seat_bot(match: Match, strategy: str) -> Seat:
-    bot = bot_account(strategy)
-    if match.seats.filter(player=bot).exists():
-        # One account per strategy: a second bot of a strategy gets a numbered twin.
-        bot = bot_account(strategy, index=match.seats.exclude(player__bot_strategy="").count())
-    fund_bot(bot=bot, amount=match.buy_in)
-    return _seat_player(match, bot)
+    # A second bot of a strategy at one table is another account of that strategy.
+    return _seat_player(match, server_bot(strategy, free_at=match))
 
 
 def _bump_and_maybe_start(match: Match) -> MatchChange:
@@ -244,15 +239,13 @@ def _unseat(match: Match, seat: Seat, reason: str | None = None) -> list[dict]:
 def _unseat_short_of_chips(match: Match) -> None:
     """Before a start: a player who has spent their chips since joining can no longer
     cover the buy-in and loses the seat (`player_left`, reason `insufficient_chips`)
-    rather than blocking the table; nobody else learns their balance. The server's bots
-    are topped up again, as one bot account may sit at several tables."""
+    rather than blocking the table; nobody else learns their balance. The house stakes
+    the server's bots."""
     if not match.buy_in:
         return
     events: list[dict] = []
     for seat in match.seats.select_related("player").order_by("seat"):
-        if seat.player.bot_strategy:
-            fund_bot(bot=seat.player, amount=match.buy_in)
-        elif wallet_balance(user=seat.player) < match.buy_in:
+        if not seat.player.bot_strategy and wallet_balance(user=seat.player) < match.buy_in:
             events += _unseat(match, seat, reason="insufficient_chips")
     append_events(match, events)
 
@@ -270,13 +263,18 @@ def _start(match: Match) -> MatchChange:
     for number, seat in enumerate(seats):
         if seat.seat == match.opener_seat:
             named_opener = number
-        if seat.seat != number:
-            seat.seat = number
-            seat.save(update_fields=["seat"])
+        changed = [
+            f
+            for f, value in (("seat", number), ("played_as_bot", seat.player.is_bot))
+            if getattr(seat, f) != value
+        ]
+        if changed:  # a player may have declared themselves a bot (or not) since joining
+            seat.seat, seat.played_as_bot = number, seat.player.is_bot
+            seat.save(update_fields=changed)
     # The creator is always seated (a leaving creator hands the role on); seat 0 otherwise.
     creator_seat = next((s.seat for s in seats if s.player_id == match.created_by_id), 0)
     match.opener_seat = named_opener  # in the numbering the match now plays in
-    rules = engine.Rules.from_dict(match.rules)
+    rules = engine.rules_from_dict(match.rules)
     state, events = engine.new_match(
         rules,
         len(seats),
@@ -303,6 +301,7 @@ def _start(match: Match) -> MatchChange:
             }
         ],
     )
+    announce.match_started(match, seats)
     return apply_engine_events(
         match, seats, state, [e for e in events if e["type"] != "match_started"]
     )

@@ -4,9 +4,9 @@ fresh dice commitments, and the work queued for after the commit.
 
 `action_submit` is the API's entry; `apply_action` is shared with the turn services
 (bots and timeouts); `apply_engine_events` also absorbs the first round of `lobby`'s
-start. Engine calls here: `apply_action` (engine.apply), `apply_engine_events`
-(engine.current_seat), `_commitments` (is_poker, engine.seat_dice), `_finish` (is_poker,
-state.loser, engine.placements)."""
+start. Engine calls here: `apply_action` (engine.apply), `forfeit_seat`
+(engine.forfeit), `apply_engine_events` (engine.current_seat, engine.round_number),
+`_commitments` (engine.commitment_material), `_finish` (engine.loser, engine.placements)."""
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,12 +19,14 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.webhooks import notify_players
+from core.fields import timestamp
 from games import engine, fairness, stakes
 from games.errors import MatchNotActive, NotSeated, RulesRejected, StaleVersion
 from games.fairness import commitment, new_salt
-from games.models import Match, RoundRecord, Seat
+from games.models import Match, MatchAction, RoundRecord, Seat
 from games.ratings import apply_match_result
-from games.services.locks import match_lock, users_lock
+from games.services import announce
+from games.services.locks import users_lock, visible_match_lock
 from games.services.schedule import schedule_bot_turn, schedule_turn_timeout
 from games.services.table import PLAY_FIELDS, MatchChange, append_events, seats_for_play
 
@@ -46,7 +48,7 @@ def action_submit(
 ) -> MatchChange:
     """A player's action on their turn (`expected_version`, when given, must be current)."""
     with transaction.atomic():
-        match = match_lock(match_id)
+        match = visible_match_lock(match_id, user)
         seats = seats_for_play(match)
         seat = next((s for s in seats if s.player_id == user.pk), None)
         if seat is None:
@@ -74,13 +76,33 @@ def apply_action(
         raise StaleVersion(
             f"The match is at version {match.version}, not {expected_version}; reload it."
         )
-    state = engine.State.from_json(match.state)
+    state = engine.state_from_json(match.state)
+    applied = {**action, "seat": seat_number}
     try:
-        new_state, events = engine.apply(
-            state, {**action, "seat": seat_number}, fairness.SECURE_DICE
-        )
+        new_state, events = engine.apply(state, applied, fairness.SECURE_DICE)
     except engine.EngineError as exc:
         raise rules_error(exc) from exc
+    # The action log that, with the dice rolled, rebuilds the match (its export).
+    MatchAction.objects.create(match=match, number=new_state.version, action=applied)
+    match.version += 1
+    return apply_engine_events(match, seats, new_state, events, preface=preface)
+
+
+def forfeit_seat(
+    match: Match, seats: list[Seat], seat_number: int, preface: list[dict] | None = None
+) -> MatchChange:
+    """`seat_number` leaves the locked, running `match` at once (resigning, the timeout
+    policy, a ban): the engine's forfeit, not an action a player can send."""
+    if match.status != Match.Status.ACTIVE:
+        raise MatchNotActive(f"This match is {match.status}.")
+    state = engine.state_from_json(match.state)
+    try:
+        new_state, events = engine.forfeit(state, seat_number, fairness.SECURE_DICE)
+    except engine.EngineError as exc:
+        raise rules_error(exc) from exc
+    # The log's spelling of a forfeit, which the engine's replay reads back.
+    forfeit = {"type": engine.FORFEIT_LOG_ENTRY, "seat": seat_number}
+    MatchAction.objects.create(match=match, number=new_state.version, action=forfeit)
     match.version += 1
     return apply_engine_events(match, seats, new_state, events, preface=preface)
 
@@ -107,9 +129,7 @@ class _Absorbing:
 def _on_round_started(ctx: _Absorbing, event: dict) -> None:
     """Antes from the live seats; new salts for the round's commitments."""
     number = event["number"]
-    live = [ctx.by_number[int(s)] for s in event.get("dice_counts", {})] or [
-        s for s in ctx.seats if ctx.state.live[s.seat]
-    ]
+    live = [s for s in ctx.seats if ctx.state.live[s.seat]]
     salts = {str(s.seat): new_salt() for s in ctx.seats}
     moves = stakes.take_antes(match=ctx.match, round_number=number, seats=live)
     ctx.secret = {"round": number, "salts": salts, "commitments": {}, "chips": moves}
@@ -198,12 +218,16 @@ def apply_engine_events(
         or match.turn_deadline is None
         or (match.secrets or {}).get("round") != secret.get("round")
     )
-    if state.round is not None and not state.finished:
+    if turn is not None:
         fresh = _commitments(state, secret.get("salts", {}))
         if fresh != secret.get("commitments"):
             secret["commitments"] = fresh
             ctx.public.append(
-                {"type": "dice_committed", "round": state.round.number, "dice_commitments": fresh}
+                {
+                    "type": "dice_committed",
+                    "round": engine.round_number(state),
+                    "dice_commitments": fresh,
+                }
             )
     match.secrets = secret
     match.state = state.to_json()
@@ -214,6 +238,10 @@ def apply_engine_events(
         match.turn_deadline = turn_deadline(match, ctx.by_number[turn])
     append_events(match, ctx.public)
     match.save(update_fields=PLAY_FIELDS)
+    if match.status == Match.Status.FINISHED:
+        announce.match_finished(match, seats)
+    elif turn is not None and new_turn:
+        announce.your_turn(match, ctx.by_number[turn])
     _after_commit(match, seats, turn, new_turn=new_turn)
     return MatchChange(match=match, seats=seats, state=state)
 
@@ -254,23 +282,19 @@ def _after_commit(match: Match, seats: list[Seat], turn: int | None, *, new_turn
                 "match_id": match.pk,
                 "version": match.version,
                 "seat": turn,
-                "turn_deadline": match.turn_deadline.isoformat(),
+                "turn_deadline": timestamp(match.turn_deadline),
             },
         )
     schedule_turn_timeout(match_id=match.pk, version=match.version, deadline=match.turn_deadline)
 
 
 def _commitments(state: "engine.State", salts: dict[str, str]) -> dict[str, str]:
-    if state.rules.is_poker:
-        box = engine.seat_dice(state, state.round.turn)["box"]
-        salt = salts.setdefault("box", new_salt())
-        return {"box": commitment(salt, box)}
-    out = {}
-    for seat in range(state.n_players):
-        if state.live[seat]:
-            held = engine.seat_dice(state, seat)
-            out[str(seat)] = commitment(salts[str(seat)], held["cup"] + held["shown"])
-    return out
+    """A salted commitment to each entry the engine says is committed to (a seat's dice,
+    or the one box): its salt is the round's salt of that key, made when first needed."""
+    return {
+        key: commitment(salts.setdefault(key, new_salt()), dice)
+        for key, dice in engine.commitment_material(state).items()
+    }
 
 
 def _finish(match: Match, seats: list[Seat], state: "engine.State", event: dict) -> None:
@@ -279,7 +303,7 @@ def _finish(match: Match, seats: list[Seat], state: "engine.State", event: dict)
     match.status = Match.Status.FINISHED
     match.finished_at = timezone.now()
     match.winner_seats = list(event["winner_seats"])
-    loser = state.loser if state.rules.is_poker and state.loser >= 0 else None
+    loser = engine.loser(state)
     stakes.settle_match(match=match, seats=seats, winner_seats=match.winner_seats, loser_seat=loser)
     places = {int(s): p for s, p in engine.placements(state).items()}
     players = users_lock(s.player_id for s in seats)
@@ -287,4 +311,5 @@ def _finish(match: Match, seats: list[Seat], state: "engine.State", event: dict)
     apply_match_result(
         players_by_place=[(players[s.player_id], places[s.seat]) for s in seats],
         winners=winners,
+        ruleset=match.ruleset,
     )

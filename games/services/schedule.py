@@ -1,5 +1,9 @@
 """Work queued for after the commit, by task name: services never import `games.tasks`
-(the tasks import the services), and a rolled-back change queues nothing."""
+(the tasks import the services), and a rolled-back change queues nothing.
+
+`robust`: with the broker down the send fails after the commit; the change stands, so
+the request must not fail. The error is logged, and the turn's deadline brings the work
+back (the beat's sweep plays a due turn whose task was lost)."""
 
 from datetime import datetime
 
@@ -17,7 +21,8 @@ def schedule_bot_turn(*, match_id: int, version: int) -> None:
     transaction.on_commit(
         lambda: current_app.send_task(
             PLAY_BOT_TURN, args=(match_id, version), countdown=settings.BOT_THINK_SECONDS
-        )
+        ),
+        robust=True,
     )
 
 
@@ -28,5 +33,6 @@ def schedule_turn_timeout(*, match_id: int, version: int, deadline: datetime) ->
     if (deadline - timezone.now()).total_seconds() > settings.TIMEOUT_TASK_MAX_ETA_SECONDS:
         return
     transaction.on_commit(
-        lambda: current_app.send_task(APPLY_TURN_TIMEOUT, args=(match_id, version), eta=deadline)
+        lambda: current_app.send_task(APPLY_TURN_TIMEOUT, args=(match_id, version), eta=deadline),
+        robust=True,
     )

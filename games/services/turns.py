@@ -1,24 +1,28 @@
 """Turns nobody played through the API: a server bot's move, a turn past its deadline
 (by its task, by the periodic sweep, or forced by staff), all played by the timeout
 policy as whole turns. Engine calls here: `_seat_choice` (engine.view_for,
-engine.legal_actions, strategies.*), `_play_turn` (engine.round_number, the
-`{"type": "forfeit"}` action)."""
+engine.legal_actions, bots.*), `_play_turn` (engine.round_number; engine.forfeit through
+`play.forfeit_seat`)."""
 
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
+from django.db.models import DateTimeField, ExpressionWrapper, F, Value
+from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from accounts.models import User
+from core import heartbeat
 from games import engine, fairness
-from games.engine import strategies
+from games.engine import bots
 from games.errors import MatchNotActive
 from games.models import Match, Seat
 from games.services.locks import match_lock, match_lock_or_none
-from games.services.play import apply_action
+from games.services.play import apply_action, forfeit_seat
 from games.services.table import MatchChange, seats_for_play
 
 logger = logging.getLogger(__name__)
@@ -29,6 +33,8 @@ _MAX_TURN_STEPS = 5
 # How far a match whose timeout failed is pushed back, so it does not head the sweep's
 # queue (ordered by deadline) and block every match behind it.
 SWEEP_RETRY_SECONDS = 60
+
+SWEEP_HEARTBEAT = "games.sweep_due_turns"
 
 
 def bot_play(*, match_id: int, version: int) -> bool:
@@ -55,8 +61,12 @@ def turn_timeout(*, match_id: int, version: int | None = None) -> bool:
 
     The deadline task (with `version`) waits for a lock held by a player's action: it
     then finds a new version and stops, or applies the timeout that is due. The sweep
-    (no `version`) skips a locked match; it comes round again."""
+    (no `version`) skips a locked match; it comes round again. A deadline task that runs
+    while the sweep has been silent (the stack is coming back from an outage) leaves
+    the turn to the sweep, which first grants the outage's grace."""
     if version is not None and not _still_at(match_id, version):
+        return False
+    if version is not None and _sweep_silent(timezone.now()):
         return False
     with transaction.atomic():
         match = match_lock_or_none(match_id, skip_locked=version is None)
@@ -104,7 +114,9 @@ def turn_force_timeout(*, match_id: int) -> ForcedTimeout:
 def sweep_due_turns(*, limit: int = 100) -> int:
     """Times out every turn past its deadline whose task was lost or too far off to
     schedule. `SKIP LOCKED`: several sweepers never wait on, or collide over, a match.
-    Each match on its own: one that fails is logged and retried later."""
+    Each match on its own: one that fails is logged and retried later. First, if the
+    sweep itself was silent for a while (an outage), deadlines get their grace."""
+    grant_outage_grace(now=timezone.now())
     due = (
         Match.objects.filter(status=Match.Status.ACTIVE, turn_deadline__lte=timezone.now())
         .order_by("turn_deadline")
@@ -123,6 +135,42 @@ def sweep_due_turns(*, limit: int = 100) -> int:
                 pk=match_id, status=Match.Status.ACTIVE, turn_deadline__lte=now
             ).update(turn_deadline=now + timedelta(seconds=SWEEP_RETRY_SECONDS))
     return done
+
+
+def grant_outage_grace(*, now: datetime) -> int:
+    """Gives back the time turns lost to an outage; returns how many it extended.
+
+    The sweep runs every few seconds and records a heartbeat each time. A gap longer than
+    OUTAGE_GAP_SECONDS means beat, broker, worker or database was down since `last_seen`:
+    meanwhile no timeout could run and no player could act. Each active turn whose
+    deadline fell after `last_seen` and before the end of the grace then gets the time
+    it had left at `last_seen` again, counted from now, and at least OUTAGE_GRACE_SECONDS,
+    so nobody is timed out (or forfeited) for the server's downtime. One transaction: the
+    heartbeat row stays locked until the deadlines are moved."""
+    grace = timedelta(seconds=settings.OUTAGE_GRACE_SECONDS)
+    with transaction.atomic():
+        last_seen = heartbeat.beat(SWEEP_HEARTBEAT, now=now)
+        if last_seen is None or now - last_seen <= timedelta(seconds=settings.OUTAGE_GAP_SECONDS):
+            return 0
+        extended = Match.objects.filter(
+            status=Match.Status.ACTIVE, turn_deadline__gt=last_seen, turn_deadline__lte=now + grace
+        ).update(
+            turn_deadline=Greatest(
+                ExpressionWrapper(F("turn_deadline") + (now - last_seen), DateTimeField()),
+                Value(now + grace),
+            )
+        )
+    logger.warning(
+        "The sweep was silent for %.0f s (an outage): %d turn deadline(s) extended.",
+        (now - last_seen).total_seconds(),
+        extended,
+    )
+    return extended
+
+
+def _sweep_silent(now: datetime) -> bool:
+    silent = heartbeat.silent_for(SWEEP_HEARTBEAT, now=now)
+    return silent is not None and silent > timedelta(seconds=settings.OUTAGE_GAP_SECONDS)
 
 
 def _still_at(match_id: int, version: int) -> bool:
@@ -170,12 +218,12 @@ def _timeout_locked(match: Match) -> MatchChange | None:
 
 def _seat_choice(match: Match, seat: Seat, strategy: str) -> dict[str, Any]:
     """What a strategy does for `seat`, from that seat's view only."""
-    state = engine.State.from_json(match.state)
+    state = engine.state_from_json(match.state)
     view = engine.view_for(state, seat.seat)
     legal = engine.legal_actions(state, seat.seat)
     if strategy == "challenge":
-        return strategies.challenge_or_lowest_bid(legal, state.rules.ones_bids)
-    return strategies.choose_action(strategy, view, legal, fairness.SECURE_DICE)
+        return bots.challenge_policy_action(view, legal)
+    return bots.choose_action(strategy, view, legal, fairness.SECURE_DICE)
 
 
 def _play_turn(
@@ -184,12 +232,11 @@ def _play_turn(
     """Plays `seat`'s whole turn with `strategy` ("forfeit" leaves the match): every step
     while the turn stays with the seat in the same round (accept, reroll, then bid), so an
     absent player's turn is one timeout, not one per step."""
-    round_number = engine.round_number(engine.State.from_json(match.state))
+    if strategy == "forfeit":
+        return forfeit_seat(match, seats, seat.seat, preface=preface)
+    round_number = engine.round_number(engine.state_from_json(match.state))
     for _ in range(_MAX_TURN_STEPS):
-        if strategy == "forfeit":
-            action: dict[str, Any] = {"type": "forfeit"}
-        else:
-            action = _seat_choice(match, seat, strategy)
+        action = _seat_choice(match, seat, strategy)
         change = apply_action(match, seats, seat.seat, action, None, preface=preface)
         preface = None
         if (

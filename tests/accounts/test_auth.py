@@ -1,3 +1,4 @@
+import time
 from datetime import timedelta
 
 import pytest
@@ -180,26 +181,52 @@ def _rest_framework_with(rates: dict) -> dict:
     return {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}
 
 
-def test_login_is_throttled_per_username_across_addresses(api_client, user):
-    with override_settings(REST_FRAMEWORK=_rest_framework_with(_rates(login_username="3/min"))):
-        for n in range(3):
-            r = api_client.post(
-                TOKEN,
-                {"username": user.username, "password": "x"},
-                format="json",
-                REMOTE_ADDR=f"10.0.0.{n}",
-            )
-            assert r.status_code == 400
-        r = api_client.post(
-            TOKEN,
-            {"username": user.username, "password": DEFAULT_PASSWORD},
-            format="json",
-            REMOTE_ADDR="10.0.0.99",
-        )
-        body = assert_problem(r, 429, "throttled")
-        assert int(r["Retry-After"]) > 0
-        assert "detail" in body
+def _login(client, username: str, password: str, address: str):
+    return client.post(
+        TOKEN, {"username": username, "password": password}, format="json", REMOTE_ADDR=address
+    )
+
+
+@override_settings(LOGIN_FREE_ATTEMPTS=3)
+def test_login_guesses_are_slowed_per_address_and_the_owner_still_gets_in(api_client, user):
+    for _ in range(3):
+        assert _login(api_client, user.username, "x", "10.0.0.1").status_code == 400
+    # The attacker's address must now wait, even with the right password...
+    r = _login(api_client, user.username, DEFAULT_PASSWORD, "10.0.0.1")
+    body = assert_problem(r, 429, "throttled")
+    assert int(r["Retry-After"]) >= 1
+    assert "detail" in body
     assert ApiToken.objects.filter(user=user).count() == 0
+    # ...while the owner, elsewhere, is not locked out.
+    assert _login(api_client, user.username, DEFAULT_PASSWORD, "10.0.0.99").status_code == 200
+    assert ApiToken.objects.filter(user=user).count() == 1
+
+
+@override_settings(LOGIN_FREE_ATTEMPTS=2)
+def test_a_successful_login_clears_the_count_at_its_address(api_client, user):
+    assert _login(api_client, user.username, "x", "10.0.0.5").status_code == 400
+    assert _login(api_client, user.username, DEFAULT_PASSWORD, "10.0.0.5").status_code == 200
+    # The count started again: two more attempts pass at once.
+    assert _login(api_client, user.username, "x", "10.0.0.5").status_code == 400
+    assert _login(api_client, user.username, "x", "10.0.0.5").status_code == 400
+    assert_problem(_login(api_client, user.username, "x", "10.0.0.5"), 429, "throttled")
+
+
+def test_login_backoff_doubles_after_the_free_attempts():
+    from core import ratelimit
+
+    def attempt():
+        return ratelimit.backoff_attempt("t", free=2, max_wait_seconds=60, memory_seconds=60)
+
+    assert attempt().allowed and attempt().allowed
+    first_wait = attempt()
+    assert not first_wait.allowed and 0.5 < first_wait.wait_seconds <= 1.0
+    time.sleep(first_wait.wait_seconds + 0.05)
+    assert attempt().allowed  # the third attempt, after its wait
+    second_wait = attempt()
+    assert not second_wait.allowed and 1.5 < second_wait.wait_seconds <= 2.0
+    ratelimit.backoff_reset("t")
+    assert attempt().allowed
 
 
 def test_login_is_throttled_per_address_across_usernames(api_client, user):

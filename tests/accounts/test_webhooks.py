@@ -9,17 +9,26 @@ import socket
 import ssl
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.db import connection
 from django.test import override_settings
 
 from accounts.models import Webhook, WebhookDelivery
 from accounts.tasks import deliver_webhook
-from accounts.webhooks import MAX_ATTEMPTS, WebhookRejected, check_url, deliver
+from accounts.webhooks import (
+    MAX_ATTEMPTS,
+    WebhookRejected,
+    check_url,
+    deliver,
+    is_public_address,
+)
+from core.models import IdempotencyRecord
 from tests.conftest import client_for
 from tests.factories import UserFactory
 
@@ -112,7 +121,9 @@ def test_an_idempotency_key_replays_the_creation_and_refuses_another_body(user):
     first = client.post("/api/v1/webhooks/", body, format="json", **key)
     again = client.post("/api/v1/webhooks/", body, format="json", **key)
     assert first.status_code == again.status_code == 201
-    assert again.json() == first.json()  # the same webhook, its secret shown to its owner
+    # The same webhook; its secret was shown once and is not replayed.
+    assert {**again.json(), "secret": first.json()["secret"]} == first.json()
+    assert "secret" not in again.json()
     assert again["Idempotent-Replayed"] == "true"
     assert "Idempotent-Replayed" not in first
     other = client.post("/api/v1/webhooks/", {"url": "http://127.0.0.1:9/x"}, format="json", **key)
@@ -218,6 +229,77 @@ def test_check_url_accepts_only_http_with_a_host(url):
 def test_check_url_rejects_private_and_loopback_hosts(url):
     with pytest.raises(WebhookRejected):
         check_url(url)
+
+
+@override_settings(WEBHOOKS_ALLOW_PRIVATE=False)
+@pytest.mark.parametrize(
+    "host",
+    [
+        "[::7f00:1]",  # IPv4-compatible ::127.0.0.1
+        "[::ffff:0:7f00:1]",  # IPv4-translated 127.0.0.1
+        "[::ffff:a9fe:a9fe]",  # IPv4-mapped 169.254.169.254
+        "[64:ff9b::a9fe:a9fe]",  # NAT64 of 169.254.169.254
+        "[64:ff9b::a00:1]",  # NAT64 of 10.0.0.1
+        "[64:ff9b:1::a00:1]",  # NAT64, local-use prefix
+        "[2002:a9fe:a9fe::]",  # 6to4 of 169.254.169.254
+        "[2001:0:a9fe:a9fe::1]",  # Teredo
+        "[fec0::1]",  # site-local
+        "[fd00::1]",  # unique local
+        "[fe80::1]",  # link-local
+        "[ff02::1]",  # multicast
+        "[::]",
+        "192.0.0.8",  # IETF protocol assignments
+        "224.0.0.1",  # multicast
+        "239.255.255.250",  # multicast (SSDP)
+        "240.0.0.1",  # reserved
+        "255.255.255.255",
+        "100.64.0.1",  # shared address space (carrier-grade NAT)
+        "198.18.0.1",  # benchmarking
+        "2130706433",  # a host name that resolves to 127.0.0.1 (decimal form)
+        "0x7f.1",  # ... hexadecimal, short form
+        "3758096385",  # ... to 224.0.0.1
+        "localhost",
+    ],
+)
+def test_check_url_rejects_every_non_public_form(host):
+    with pytest.raises(WebhookRejected, match="cannot target"):
+        check_url(f"http://{host}:8080/hook")
+
+
+@pytest.mark.parametrize(
+    "address", ["93.184.215.14", "8.8.8.8", "2606:4700:4700::1111", "2a00:1450:4001:82a::200e"]
+)
+def test_public_addresses_are_allowed(address):
+    assert is_public_address(address)
+
+
+@override_settings(WEBHOOKS_ALLOW_PRIVATE=False)
+def test_the_api_refuses_a_nat64_address_and_creates_nothing(user):
+    response = client_for(user).post(
+        "/api/v1/webhooks/", {"url": "http://[64:ff9b::a9fe:a9fe]/latest"}, format="json"
+    )
+    assert response.status_code == 400, response.content
+    assert response.json()["code"] == "invalid_webhook_url"
+    assert not Webhook.objects.exists()
+
+
+@pytest.mark.parametrize("given", [SECRET, None], ids=["own-secret", "made-secret"])
+def test_a_replay_never_returns_the_secret_and_the_key_store_never_holds_it(user, given):
+    client = client_for(user)
+    key = {"HTTP_IDEMPOTENCY_KEY": "hook-secret"}
+    body = {"url": "http://127.0.0.1:9/a", **({"secret": given} if given else {})}
+    first = client.post("/api/v1/webhooks/", body, format="json", **key)
+    secret = first.json()["secret"]
+    again = client.post("/api/v1/webhooks/", body, format="json", **key)
+    assert again.status_code == 201 and again["Idempotent-Replayed"] == "true"
+    assert again.json()["id"] == first.json()["id"]
+    assert secret not in again.content.decode()
+    table = IdempotencyRecord._meta.db_table
+    with connection.cursor() as cursor:  # every column of every row, as text
+        cursor.execute(f"SELECT row_to_json(r)::text FROM {table} r")
+        rows = [row for (row,) in cursor.fetchall()]
+    assert len(rows) == 1
+    assert secret not in rows[0]
 
 
 def test_check_url_allows_loopback_when_the_settings_do():
@@ -339,6 +421,55 @@ def test_a_garbled_response_is_a_recorded_failure_not_a_crash():
     assert "BadStatusLine" in delivery.last_error
 
 
+@override_settings(WEBHOOK_DEADLINE_SECONDS=1.0, WEBHOOK_TIMEOUT_SECONDS=5.0)
+def test_a_receiver_answering_a_byte_at_a_time_is_cut_off_at_the_deadline():
+    """Each byte comes well within the read timeout, so only the deadline for the whole
+    exchange ends it: without one the worker waited as long as the receiver liked (here
+    20 s, the receiver's own limit)."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    finished = threading.Event()
+
+    def trickle() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+            for _ in range(100):
+                time.sleep(0.2)
+                try:
+                    conn.sendall(b"z")
+                except OSError:  # the sender hung up: what the deadline should do
+                    break
+        finished.set()
+
+    thread = threading.Thread(target=trickle, daemon=True)
+    thread.start()
+    try:
+        delivery = _delivery(f"http://127.0.0.1:{listener.getsockname()[1]}/hook")
+        started = time.monotonic()
+        assert deliver(delivery.pk) is False
+        elapsed = time.monotonic() - started
+    finally:
+        thread.join(timeout=30)
+        listener.close()
+    delivery.refresh_from_db()
+    assert "TimeoutError: no answer within 1 s" in delivery.last_error
+    assert elapsed < 10  # 1 s deadline; the receiver would have held it for 20 s
+    assert finished.is_set()
+
+
+@override_settings(WEBHOOK_TIMEOUT_SECONDS=0.3)
+def test_a_receiver_that_never_answers_times_out_on_the_read():
+    listener = socket.create_server(("127.0.0.1", 0))
+    try:
+        delivery = _delivery(f"http://127.0.0.1:{listener.getsockname()[1]}/hook")
+        assert deliver(delivery.pk) is False  # connected (the backlog), never answered
+    finally:
+        listener.close()
+    delivery.refresh_from_db()
+    assert delivery.last_error.startswith("TimeoutError")
+
+
 # --- https: the pinned address, the certificate checked for the host name -------------
 
 
@@ -379,3 +510,9 @@ def test_https_to_an_address_the_certificate_does_not_name_fails(tls_receiver):
     delivery.refresh_from_db()
     assert "CERTIFICATE_VERIFY_FAILED" in delivery.last_error
     assert tls_receiver.received == []
+
+
+def test_deliveries_are_enqueued_under_the_tasks_real_name():
+    from accounts.webhooks import DELIVER_WEBHOOK
+
+    assert deliver_webhook.name == DELIVER_WEBHOOK

@@ -193,8 +193,8 @@ def test_transactions_page_size_in_range_works(player_client):
     [
         "/api/v1/matches/?page_size=%C2%B2",
         "/api/v1/matches/?page_size=%D9%A3",
-        "/api/v1/leaderboard/?limit=%C2%B2",
-        "/api/v1/leaderboard/?offset=%D9%A3",
+        "/api/v1/leaderboard/?page_size=%C2%B2",
+        "/api/v1/leaderboard/?page_size=%D9%A3",
         "/api/v1/matches/1/events/?after=%D9%A3",
         "/api/v1/matches/1/events/?after=1.0",
         "/api/v1/matches/1/events/?wait=%D9%A3",
@@ -206,7 +206,7 @@ def test_other_numeric_query_parameters_are_strict(player_client, path):
 
 
 @pytest.mark.parametrize("position", ["abc", "\x00", "", "1" * 40, "-1"])
-@pytest.mark.parametrize("path", ["/api/v1/me/transactions/", MATCHES])
+@pytest.mark.parametrize("path", ["/api/v1/me/transactions/", MATCHES, "/api/v1/leaderboard/"])
 def test_a_tampered_cursor_is_not_found(player_client, path, position):
     cursor = base64.b64encode(f"p={position}".encode()).decode()
     response = player_client.get(path, {"cursor": cursor})

@@ -3,6 +3,7 @@ the test database."""
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -15,7 +16,7 @@ from django.db import connection
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _test_database_url() -> str:
+def database_url_for_subprocesses() -> str:
     db = connection.settings_dict
     host = db.get("HOST") or ""
     url = f"postgres://{db['USER']}@{host}{':' + str(db['PORT']) if db.get('PORT') else ''}"
@@ -31,15 +32,16 @@ class Processes:
         self.env = {
             **os.environ,
             "DJANGO_SETTINGS_MODULE": "config.settings.test",
-            "DATABASE_URL": _test_database_url(),
+            "DATABASE_URL": database_url_for_subprocesses(),
             "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
             "TEST_CELERY_QUEUE": settings.CELERY_TASK_DEFAULT_QUEUE,
             "SWEEP_SECONDS": "0.5",
         }
 
-    def start_worker(self, logfile: Path | None = None) -> subprocess.Popen:
-        """A solo worker; with `logfile`, it logs there at INFO (a line per task run,
-        with the task's id and return value)."""
+    def start_worker(self, logfile: Path | None = None, pool: str = "solo") -> subprocess.Popen:
+        """A worker (solo unless `pool` says otherwise, with one process); with
+        `logfile`, it logs there at INFO (a line per task run, with the task's id and
+        return value)."""
         log_args = ["--loglevel", "INFO", "--logfile", str(logfile)] if logfile else []
         proc = subprocess.Popen(
             [
@@ -50,7 +52,9 @@ class Processes:
                 "config",
                 "worker",
                 "--pool",
-                "solo",
+                pool,
+                "--concurrency",
+                "1",
                 "-Q",
                 settings.CELERY_TASK_DEFAULT_QUEUE,
                 *(log_args or ["--loglevel", "WARNING"]),
@@ -86,6 +90,36 @@ class Processes:
         self.running.append(proc)
         return proc
 
+    def start_web(self, *, threads: int = 8) -> tuple[subprocess.Popen, int]:
+        """A gunicorn web process as the Procfile runs it (one gthread worker here), on a
+        free port; returns it and the port once /healthz answers."""
+        port = free_port()
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "config.wsgi:application",
+                "--bind",
+                f"127.0.0.1:{port}",
+                "--worker-class",
+                "gthread",
+                "--workers",
+                "1",
+                "--threads",
+                str(threads),
+                "--timeout",
+                "60",
+                "--log-level",
+                "warning",
+            ],
+            cwd=ROOT,
+            env=self.env,
+            start_new_session=True,
+        )
+        self.running.append(proc)
+        return proc, port
+
     def kill(self, proc: subprocess.Popen) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
@@ -106,6 +140,12 @@ def celery_processes(transactional_db, tmp_path):
     processes = Processes(tmp_path)
     yield processes
     processes.stop_all()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def wait_until(predicate, *, timeout: float, interval: float = 0.2):

@@ -96,7 +96,7 @@ def test_auto_puts_a_player_out_after_max_timeouts_in_a_row():
             _expire(match)
             services.turn_timeout(match_id=match.pk, version=match.version)
         else:
-            legal = engine.legal_actions(engine.State.from_json(match.state), seat.seat)
+            legal = engine.legal_actions(engine.state_from_json(match.state), seat.seat)
             action = (
                 {"type": "challenge"}
                 if any(a["type"] == "challenge" for a in legal)

@@ -19,7 +19,7 @@ from django.utils import timezone
 from accounts.services import webhook_create
 from games import services, stakes
 from games.models import Match, MatchEvent, RoundRecord, Seat
-from games.services.bot_players import bot_account, fund_bot
+from games.services.bot_players import server_bot
 from games.tasks import apply_turn_timeout
 from ledger.models import Account
 from tests.celery.conftest import wait_until
@@ -67,8 +67,7 @@ def _assert_each_action_logged_once(match_id: int) -> None:
 
 
 def _all_bot_match(**kwargs) -> Match:
-    host = bot_account("expert")
-    fund_bot(bot=host, amount=kwargs.get("buy_in", 0))
+    host = server_bot("expert")  # the house stakes it, as every server bot
     return services.match_create(
         user=host,
         ruleset=kwargs.pop("ruleset", "milton_bradley"),
@@ -79,21 +78,23 @@ def _all_bot_match(**kwargs) -> Match:
     ).match
 
 
-def test_an_all_bot_match_with_chips_plays_to_the_end(celery_processes):
+@pytest.mark.parametrize("ruleset", ["milton_bradley", "perudo"])
+def test_an_all_bot_match_with_chips_plays_to_the_end(celery_processes, ruleset):
     celery_processes.start_worker()
-    match = _all_bot_match(buy_in=30, ante=1)
+    match = _all_bot_match(buy_in=30, ante=1, ruleset=ruleset)
     wait_until(lambda: _status(match.pk) == "finished", timeout=120)
     _assert_settled(match.pk)
     _assert_each_action_logged_once(match.pk)
     assert MatchEvent.objects.filter(match_id=match.pk, type="match_finished").count() == 1
 
 
-def test_an_absent_human_is_timed_out_and_the_match_finishes(celery_processes):
+@pytest.mark.parametrize("ruleset", ["classic", "perudo"])
+def test_an_absent_human_is_timed_out_and_the_match_finishes(celery_processes, ruleset):
     celery_processes.start_worker()
     human = PlayerFactory()
     match = services.match_create(
         user=human,
-        ruleset="classic",
+        ruleset=ruleset,
         max_players=2,
         turn_seconds=1,
         buy_in=10,

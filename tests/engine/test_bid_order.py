@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from games.engine.bids import bid_key, describe_bid, min_quantity_by_face
+from games.engine.common_pool.bids import bid_key, describe_bid, min_quantity_by_face
 
 MAX_Q = 12
 ALL_BIDS = [(q, f) for q in range(1, MAX_Q + 1) for f in range(1, 7)]

@@ -11,13 +11,14 @@ import pytest
 from games.engine import (
     IllegalAction,
     ScriptedDice,
-    State,
     apply,
     current_seat,
+    forfeit,
     is_over,
     legal_actions,
     new_match,
     rules_from_preset,
+    state_from_json,
     view_for,
     winners,
 )
@@ -54,32 +55,10 @@ def test_opener_who_is_out_is_skipped_challenge_winner():
     assert state.round.opener == 2  # challenge winner
 
 
-def test_round_loser_several_losers_fewest_dice_then_clockwise_from_challenger():
-    # others_lose_one under round_loser: seats 1, 2, 3 lose one; 2 and 3 end with 1 die.
-    hands = [[2, 2], [2, 2, 2], [2, 2], [2, 2]]
-    state = start("wild_ones", hands, opener=0)
-    state, _events = play(state, (0, "bid", bid(9, 2)), (1, "challenge", {}), rng=Dice())
-    assert state.dice_counts == (2, 2, 1, 1)
-    assert state.round.opener == 2  # first clockwise from challenger 1 among the tied
-
-
 def test_round_loser_out_passes_to_next_live():
     state = start("wild_ones", [[3, 3], [2], [4, 4]], opener=1)
     state, _ = play(state, (1, "bid", bid(5, 6)), (2, "challenge", {}), rng=Dice())
     assert state.round.opener == 2
-
-
-def test_round_loser_out_has_fewest_dice_and_next_live_clockwise_opens():
-    # RULES 1.4: an exact count under others_lose_one costs seats 0 and 1 a die each; seat 1
-    # (now out, 0 dice) has the fewest, so the next live seat clockwise from it opens -- not
-    # seat 0, the loser still in play.
-    state = start("wild_ones", [[2, 2], [2], [2, 2, 2]], opener=2)
-    state, events = play(state, (2, "bid", bid(6, 2)), (0, "challenge", {}), rng=Dice())
-    result = event(events, "round_finished")["round"]["result"]
-    assert result["actual_count"] == 6 and result["losses"] == {"0": 1, "1": 1}
-    assert event(events, "player_out")["seat"] == 1
-    assert state.dice_counts == (1, 0, 3)
-    assert state.round.opener == 2 and current_seat(state) == 2
 
 
 def test_challenger_opens_next_under_classic():
@@ -239,13 +218,13 @@ def test_challenge_with_nobody_to_challenge_is_an_illegal_action():
 def test_forfeit_voids_round_and_starts_new_one():
     state = start("milton_bradley", [[2, 3, 4], [4, 5, 6], [6, 6, 1]], opener=0)
     state, _ = act(state, 0, "bid", **bid(2, 2))
-    state, events = act(state, 2, "forfeit", rng=Dice())
+    state, events = forfeit(state, 2, Dice())
     types = [e["type"] for e in events]
     assert types == ["round_voided", "player_out", "round_started"]
     assert events[0]["number"] == 1 and events[0]["round"]["result"] is None
     assert state.round.number == 2 and state.round.opener == 0
     assert state.dice_counts == (3, 3, 0) and not state.live[2]
-    state, events = act(state, 0, "forfeit", rng=Dice())
+    state, events = forfeit(state, 0, Dice())
     finished = event(events, "match_finished")
     assert finished["winner_seats"] == [1] and finished["elimination_order"] == [2, 0]
     assert finished["placements"] == {"1": 1, "0": 2, "2": 3}
@@ -255,12 +234,21 @@ def test_forfeit_by_out_seat_rejected_and_never_listed():
     state = start("milton_bradley", [[2, 3], [], [6, 6]], opener=0)
     assert all(a["type"] != "forfeit" for a in legal_actions(state, 0))
     with pytest.raises(IllegalAction):
-        act(state, 1, "forfeit")
+        forfeit(state, 1, Dice())
+
+
+@pytest.mark.parametrize("preset", ["milton_bradley", "poker_dice"])
+def test_forfeit_is_not_an_action(preset):
+    """Only the server forfeits a seat (timeouts, bans): a player's action cannot."""
+    state, _ = new_match(rules_from_preset(preset), 3, random.Random(1))
+    with pytest.raises(IllegalAction) as err:
+        act(state, current_seat(state), "forfeit")
+    assert err.value.code == "validation_error" and err.value.field == "type"
 
 
 def test_poker_forfeit_loses_the_match():
     state, _ = new_match(rules_from_preset("poker_dice"), 3, ScriptedDice([1] * 5), opener_seat=0)
-    state, events = act(state, 1, "forfeit")
+    state, events = forfeit(state, 1, ScriptedDice([]))
     finished = event(events, "match_finished")
     assert finished["loser_seat"] == 1 and finished["winner_seats"] == [0, 2]
     assert state.finished and state.loser == 1
@@ -482,7 +470,7 @@ def test_state_json_round_trip_is_plain_json():
     rng = random.Random(5)
     state, _ = new_match(rules_from_preset("milton_bradley"), 4, rng)
     data = json.loads(json.dumps(state.to_json()))
-    assert State.from_json(data) == state
+    assert state_from_json(data) == state
 
 
 def test_events_and_views_do_not_share_objects_with_the_state():
@@ -500,3 +488,15 @@ def test_events_and_views_do_not_share_objects_with_the_state():
     event(events, "round_finished")["round"]["result"]["chips"] = []
     view_for(state2, None)["last_round"]["dice"]["0"].append(7)
     assert json.dumps(state2.to_json(), sort_keys=True) == after
+
+
+@pytest.mark.parametrize("preset", ["milton_bradley", "poker_dice"])
+def test_states_stored_before_the_family_packages_still_load(preset):
+    """Rows written when one State carried both families' fields (and a round `kind`)."""
+    state, _ = new_match(rules_from_preset(preset), 3, random.Random(4))
+    old = json.loads(json.dumps(state.to_json()))
+    old.setdefault("dice_counts", [])
+    old.setdefault("lives", [])
+    old.setdefault("loser", -1)
+    old["round"]["kind"] = "poker" if preset == "poker_dice" else "pool"
+    assert state_from_json(old) == state

@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from games.engine import IllegalAction
-from games.engine.poker import (
+from games.engine.poker_dice.hands import (
     BID_BY_KEY,
     BID_KEYS,
     canonical_hand,

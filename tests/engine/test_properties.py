@@ -16,13 +16,17 @@ from games.engine import (
     Rules,
     State,
     apply,
+    forfeit,
     legal_actions,
     new_match,
-    random_action,
     replay,
+    state_from_json,
     view_for,
 )
-from games.engine.rules import CHOICES, COMMON_OPTIONS
+from games.engine.bots.random_play import random_action
+from games.engine.common_pool import CommonPoolRules
+from games.engine.common_pool.rules import CHOICES, COMMON_OPTIONS
+from games.engine.poker_dice import PokerDiceRules
 
 from .helpers import Dice, act, bid, start
 
@@ -37,14 +41,15 @@ def pool_rules(draw) -> Rules:
     opts["exact_spares_last_die"] = draw(st.booleans())
     opts["exact_call"] = draw(st.booleans())
     opts["pass_call"] = draw(st.booleans())
+    opts["palifico"] = draw(st.booleans())
     opts["dice_per_player"] = draw(st.sampled_from([1, 2, 3, 5, 5, 10]))
     assert set(opts) == set(COMMON_OPTIONS)
-    return Rules(**opts)
+    return CommonPoolRules(**opts)
 
 
 @st.composite
 def poker_rules(draw) -> Rules:
-    return Rules(family="poker_dice", lives=draw(st.integers(1, 4)))
+    return PokerDiceRules(lives=draw(st.integers(1, 4)))
 
 
 players = st.sampled_from([2, 2, 3, 4, 5, 8])
@@ -60,9 +65,9 @@ def fuzz_action(rng: random.Random, state: State) -> dict:
         ["bid", "challenge", "exact", "pass", "show_reroll", "accept", "reroll", "bid", "bid"]
     )
     action = {"seat": seat, "type": kind}
-    n_dice = sum(state.dice_counts) if state.dice_counts else 5
+    n_dice = sum(getattr(state, "dice_counts", (5,)))
     if kind == "bid":
-        if state.rules.is_poker:
+        if state.rules.family == "poker_dice":
             ranks = ["9", "10", "J", "Q", "K", "A", None, None]
             action["hand"] = (
                 ["junk"] if rng.random() < 0.1 else [rng.choice(ranks) for _ in range(5)]
@@ -92,8 +97,8 @@ def predicted_legal(state: State, action: dict) -> bool:
     entry = entries[kind]
     r = state.round
     seat = action["seat"]
-    if state.rules.is_poker:
-        from games.engine.poker import hand_key, parse_hand
+    if state.rules.family == "poker_dice":
+        from games.engine.poker_dice.hands import hand_key, parse_hand
 
         if kind == "bid":
             hand = action["hand"]
@@ -116,7 +121,7 @@ def predicted_legal(state: State, action: dict) -> bool:
     if kind == "bid":
         mq = entry["min_quantity_by_face"]
         q, f = action["quantity"], action["face"]
-        if str(f) not in mq or not mq[str(f)] <= q <= sum(state.dice_counts):
+        if str(f) not in mq or not mq[str(f)] <= q <= entry["max_quantity"]:
             return False
         show = action.get("show")
         if show:
@@ -140,12 +145,12 @@ def predicted_legal(state: State, action: dict) -> bool:
 def listed_actions(state: State):
     """Every concrete action that legal_actions describes (bids spelled out)."""
     seat = state.round.turn
-    total = sum(state.dice_counts)
     for entry in legal_actions(state, seat):
         kind = entry["type"]
         if kind == "bid" and "min_quantity_by_face" in entry:
+            assert entry["max_quantity"] == sum(state.dice_counts)
             for face, low in entry["min_quantity_by_face"].items():
-                for q in range(low, total + 1):
+                for q in range(low, entry["max_quantity"] + 1):
                     yield {"seat": seat, "type": "bid", "quantity": q, "face": int(face)}
                     if entry.get("can_show"):
                         show = list(range(entry["max_show"]))
@@ -157,7 +162,7 @@ def listed_actions(state: State):
                             "show": show,
                         }
         elif kind == "bid":
-            from games.engine.poker import (
+            from games.engine.poker_dice.hands import (
                 BID_BY_KEY,
                 BID_KEYS,
                 canonical_hand,
@@ -198,17 +203,16 @@ STATE_PUBLIC = {
     "rules",
     "n_players",
     "creator_seat",
-    "dice_counts",
-    "lives",
     "live",
     "eliminations",
     "round",
     "last_round",
     "winners",
-    "loser",
     "finished",
     "version",
 }
+POOL_STATE_PUBLIC = STATE_PUBLIC | {"dice_counts", "palifico_seats"}
+POKER_STATE_PUBLIC = STATE_PUBLIC | {"lives", "loser"}
 POOL_PUBLIC = {
     "number",
     "opener",
@@ -222,6 +226,7 @@ POOL_PUBLIC = {
     "must_raise",
     "actions",
     "roll_off",
+    "palifico",
 }
 POKER_PUBLIC = {"number", "player_one", "turn", "phase", "direction", "bid", "bidder", "actions"}
 
@@ -241,9 +246,9 @@ def _other_dice(rng: random.Random, dice: tuple[int, ...], lo: int, hi: int) -> 
 
 def hidden_twin(state: State, viewer: int | None, rng: random.Random) -> State:
     """`state` with everything `viewer` may not see replaced by different values."""
-    assert _names(state) == STATE_HIDDEN | STATE_PUBLIC
     r = state.round
-    if state.rules.is_poker:
+    if state.rules.family == "poker_dice":
+        assert _names(state) == STATE_HIDDEN | POKER_STATE_PUBLIC
         assert _names(r) == POKER_HIDDEN | POKER_PUBLIC
         holder = viewer == r.turn and r.phase in ("bid", "reroll")
         if holder:  # sees the box and shelf now, never the earlier shakes
@@ -256,6 +261,7 @@ def hidden_twin(state: State, viewer: int | None, rng: random.Random) -> State:
         rolls = (*(_other_dice(rng, b, 0, 5) for b in r.rolls[:-1]), box)
         new_round = replace(r, box=box, shelf=shelf, rolls=rolls)
     else:
+        assert _names(state) == STATE_HIDDEN | POOL_STATE_PUBLIC
         assert _names(r) == POOL_HIDDEN | POOL_PUBLIC
         dice, rolls = list(r.dice), list(r.rolls)
         for s in range(state.n_players):
@@ -283,7 +289,7 @@ def play_out(rules: Rules, n: int, seed: int, forfeits: bool) -> None:
     actions: list[dict] = []
     midpoint = None
     steps = 0
-    dpp = rules.dice_per_player
+    dpp = getattr(rules, "dice_per_player", 0)
     while not state.finished:
         steps += 1
         assert steps < MAX_ACTIONS, "game did not end"
@@ -298,22 +304,25 @@ def play_out(rules: Rules, n: int, seed: int, forfeits: bool) -> None:
         assert accepted == expected, (fuzz, legal_actions(state, fuzz["seat"]))
         if steps % 7 == 0:
             check_views(state, rng)
-            assert State.from_json(json.loads(json.dumps(state.to_json()))) == state
+            assert state_from_json(json.loads(json.dumps(state.to_json()))) == state
         if steps % 5 == 1:
             for listed in listed_actions(state):
                 apply(state, listed, random.Random(1))  # must not raise
         if forfeits and rng.random() < 0.01:
             live = [s for s, ok in enumerate(state.live) if ok]
+            # The server's forfeit, logged for the replay as replay() expects it.
             action = {"seat": rng.choice(live), "type": "forfeit"}
+            before = state
+            state, events = forfeit(state, action["seat"], rng)
         else:
             action = random_action(state, rng)
-        before = state
-        state, events = apply(state, action, rng)
+            before = state
+            state, events = apply(state, action, rng)
         actions.append(action)
         if midpoint is None and rng.random() < 0.1:
             midpoint = (len(actions), state)
         json.dumps(events)
-        if not rules.is_poker:
+        if rules.family != "poker_dice":
             assert all(0 <= c <= dpp for c in state.dice_counts)
             assert all((c > 0) == ok for c, ok in zip(state.dice_counts, state.live, strict=True))
             for ev in events:
@@ -336,12 +345,12 @@ def play_out(rules: Rules, n: int, seed: int, forfeits: bool) -> None:
     assert len(state.winners) >= 1
     if midpoint is None:
         midpoint = (len(actions), state)
-    assert State.from_json(json.loads(json.dumps(state.to_json()))) == state
+    assert state_from_json(json.loads(json.dumps(state.to_json()))) == state
     assert replay(rules, n, state.rolls, actions) == state
     # a mid-game state replays too, from its own record of the dice
     k, mid = midpoint
     assert replay(rules, n, mid.rolls, actions[:k]) == mid
-    assert State.from_json(json.loads(json.dumps(mid.to_json()))) == mid
+    assert state_from_json(json.loads(json.dumps(mid.to_json()))) == mid
 
 
 @SETTINGS
@@ -368,7 +377,7 @@ def _pool_state_after_show_reroll() -> State:
 
 
 def _poker_state_after_reroll() -> State:
-    state, _ = new_match(Rules(family="poker_dice"), 3, Dice((1, 2, 3, 4, 6)), opener_seat=0)
+    state, _ = new_match(PokerDiceRules(), 3, Dice((1, 2, 3, 4, 6)), opener_seat=0)
     state, _ = act(state, 0, "bid", hand=["junk"], direction="left")
     state, _ = act(state, 1, "accept")
     state, _ = act(state, 1, "reroll", rng=Dice((5, 5)), hold=[0, 1, 2])

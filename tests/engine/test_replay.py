@@ -10,13 +10,13 @@ from games.engine import (
     ReplayError,
     ScriptedDice,
     apply,
+    held_dice,
     new_match,
-    random_action,
     replay,
     round_number,
     rules_from_preset,
-    seat_dice,
 )
+from games.engine.bots.random_play import random_action
 
 
 def _play(preset: str, n: int, seed: int, steps: int, **kw):
@@ -60,11 +60,11 @@ def test_replay_detects_wrong_dice():
         ScriptedDice([7]).randint(1, 6)
 
 
-def test_seat_dice_and_round_number():
+def test_held_dice_and_round_number():
     _, state, _ = _play("milton_bradley", 3, 5, 0)
-    held = seat_dice(state, 0)
+    held = held_dice(state)["0"]
     assert held["cup"] == list(state.round.dice[0]) and held["shown"] == []
     assert held["rolls"] == [list(state.round.dice[0])]
     assert round_number(state) == 1
     _, state, _ = _play("poker_dice", 3, 5, 0)
-    assert len(seat_dice(state, 1)["box"]) == 5
+    assert len(held_dice(state)["box"]["box"]) == 5

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from games.engine import PRESETS, InvalidRules, Rules, new_match, preset_list, rules_from_preset
+from games.engine import (
+    PRESETS,
+    InvalidRules,
+    new_match,
+    preset_list,
+    rules_from_dict,
+    rules_from_preset,
+)
 
 EXPECTED = {
     "milton_bradley": dict(
@@ -19,6 +26,7 @@ EXPECTED = {
         show_and_reroll="after_reroll",
         exact_call=False,
         pass_call=False,
+        palifico=False,
     ),
     "wild_ones": dict(
         dice_per_player=5,
@@ -32,6 +40,7 @@ EXPECTED = {
         show_and_reroll="off",
         exact_call=False,
         pass_call=False,
+        palifico=False,
     ),
     "roll_off": dict(
         dice_per_player=5,
@@ -45,6 +54,7 @@ EXPECTED = {
         show_and_reroll="off",
         exact_call=False,
         pass_call=False,
+        palifico=False,
     ),
     "classic": dict(
         dice_per_player=5,
@@ -58,6 +68,21 @@ EXPECTED = {
         show_and_reroll="off",
         exact_call=False,
         pass_call=False,
+        palifico=False,
+    ),
+    "perudo": dict(
+        dice_per_player=5,
+        ones_wild=True,
+        ones_bids="perudo",
+        loss="one",
+        exact_outcome="challenger_loses_one",
+        exact_spares_last_die=False,
+        first_opener="random",
+        next_opener="round_loser",
+        show_and_reroll="off",
+        exact_call=True,
+        pass_call=False,
+        palifico=True,
     ),
     "poker_dice": dict(lives=3),
 }
@@ -68,7 +93,7 @@ def test_preset_values(name):
     assert PRESETS[name].options() == EXPECTED[name]
     family = "poker_dice" if name == "poker_dice" else "common_pool"
     assert PRESETS[name].to_dict() == {"family": family, **EXPECTED[name]}
-    assert Rules.from_dict(PRESETS[name].to_dict()) == PRESETS[name]
+    assert rules_from_dict(PRESETS[name].to_dict()) == PRESETS[name]
 
 
 def test_preset_list_shape():
@@ -85,7 +110,6 @@ def test_overrides():
 @pytest.mark.parametrize(
     ("preset", "overrides", "option"),
     [
-        ("classic", {"ones_wild": True}, "ones_wild"),
         ("milton_bradley", {"ones_bids": "face"}, "ones_bids"),
         ("milton_bradley", {"ones_wild": 1, "ones_bids": "face"}, "ones_wild"),
         ("milton_bradley", {"dice_per_player": 0}, "dice_per_player"),
@@ -119,13 +143,6 @@ def test_invalid_options_name_the_option(preset, overrides, option):
     ("preset", "option", "value", "message"),
     [
         (
-            "classic",
-            "ones_wild",
-            True,
-            "ones_wild=true cannot be combined with classic's ones_bids=face: "
-            "a one cannot be both an ordinary face and wild (override ones_bids too)",
-        ),
-        (
             "milton_bradley",
             "ones_bids",
             "face",
@@ -148,7 +165,7 @@ def test_conflict_when_both_options_are_overridden_names_both():
     assert err.value.option == "ones_bids"
     assert "ones_bids=face" in str(err.value) and "ones_wild=true" in str(err.value)
     with pytest.raises(InvalidRules) as err:
-        Rules.from_dict({"family": "common_pool", "ones_bids": "face", "ones_wild": True})
+        rules_from_dict({"family": "common_pool", "ones_bids": "face", "ones_wild": True})
     assert err.value.option == "ones_bids" and "ones_wild=true" in str(err.value)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from games.engine import IllegalAction, legal_actions, rules_from_preset
-from games.engine.poker import hand_key, parse_hand
+from games.engine.poker_dice.hands import hand_key, parse_hand
 
 from .helpers import Dice, act, bid, event, play, start
 
@@ -113,7 +113,11 @@ def test_000_show_and_reroll_before_raise():
 def test_000_no_show_on_opening_bid():
     state = start("milton_bradley", [[6, 1, 4, 4, 2], [2, 3, 4, 5, 6]])
     assert legal_actions(state, 0) == [
-        {"type": "bid", "min_quantity_by_face": {str(f): 1 for f in range(1, 7)}}
+        {
+            "type": "bid",
+            "min_quantity_by_face": {str(f): 1 for f in range(1, 7)},
+            "max_quantity": 10,
+        }
     ]
     with pytest.raises(IllegalAction):
         act(state, 0, "show_reroll", show=[0])

@@ -5,14 +5,20 @@ HTTP exactly as it would to production: long polls, Idempotency-Key, expected_ve
 """
 
 import hashlib
+import os
 import random
+import re
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import pytest
 
-from examples.client import Api, SeatClient, create_match, join_match, register
+from examples.client import AccountClient, Api, SeatClient, create_match, join_match, register
 
 PASSWORD = "example-client-password-1234"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.slow
@@ -79,3 +85,71 @@ def test_two_seat_clients_play_a_match_to_the_end(live_server, ruleset, options)
         for seat, dice in record["dice"].items():
             text = f"{record['salts'][seat]}:{','.join(map(str, dice))}"
             assert hashlib.sha256(text.encode()).hexdigest() == record["dice_commitments"][seat]
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_account_clients_play_many_matches_at_once_from_the_account_stream(live_asgi):
+    """Two `--follow` clients, led only by their account streams on the real ASGI server,
+    play three matches between them at the same time to the end."""
+    apis = [Api(live_asgi.url, timeout=30) for _ in range(2)]
+    for i, api in enumerate(apis):
+        register(api, f"follow_seat{i}", PASSWORD)
+    clients = [AccountClient(api, rng=random.Random(i), log=None) for i, api in enumerate(apis)]
+    results: dict[int, list] = {}
+    failures: list[BaseException] = []
+
+    def play(i: int) -> None:
+        try:
+            results[i] = clients[i].play(matches=3)
+        except BaseException as exc:  # surfaced by the assertion below
+            failures.append(exc)
+
+    threads = [threading.Thread(target=play, args=(i,), daemon=True) for i in range(2)]
+    for t in threads:
+        t.start()
+    match_ids = []
+    for _ in range(3):
+        match_id = create_match(apis[0], "classic", players=2)["id"]
+        join_match(apis[1], match_id)
+        match_ids.append(match_id)
+    for t in threads:
+        t.join(timeout=120)
+    for api in apis:
+        api.close()
+    assert not failures, failures
+    assert len(results) == 2, "a client did not finish"
+    for finals in results.values():
+        assert sorted(f["id"] for f in finals) == match_ids
+        assert {f["status"] for f in finals} == {"finished"}
+    assert clients[0].actions > 0 and clients[1].actions > 0
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_the_example_runs_as_a_script_with_the_runtime_requirements(live_server, tmp_path):
+    """As README shows it after `make run`: two processes, one creates, one joins by id.
+    Its one third-party import is a runtime requirement, so `make run`'s venv has it."""
+    runtime = (ROOT / "requirements.txt").read_text()
+    assert re.search(r"^httpx==", runtime, re.M)
+    script = str(ROOT / "examples" / "client.py")
+    base = ["--base-url", live_server.url, "--password", PASSWORD, "--seed", "3"]
+    creator = subprocess.Popen(
+        [sys.executable, script, *base, "--username", "ann", "--create", "wild_ones"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},  # its first line, before it waits
+    )
+    first = creator.stdout.readline()
+    match_id = re.match(r"created match (\d+)", first).group(1)
+    joiner = subprocess.run(
+        [sys.executable, script, *base, "--username", "bob", "--match", match_id],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    rest, _ = creator.communicate(timeout=60)
+    assert joiner.returncode == 0, joiner.stderr
+    assert creator.returncode == 0
+    outcomes = [line for line in (rest + joiner.stdout).splitlines() if "won" in line]
+    assert len(outcomes) == 1

@@ -33,8 +33,12 @@ VARIANTS = [
     ("milton_bradley", {"show_and_reroll": "before_raise"}, CHIPS),
     ("milton_bradley", {"loss": "one"}, CHIPS),
     ("milton_bradley", {"next_opener": "round_loser"}, CHIPS),
+    ("perudo", {}, CHIPS),
+    ("perudo", {"palifico": False, "exact_call": False}, CHIPS),
+    ("classic", {"ones_wild": True}, CHIPS),
     ("classic", {}, SHORT),
     ("poker_dice", {}, SHORT),
+    ("perudo", {}, SHORT),
 ]
 
 
@@ -136,4 +140,28 @@ def test_full_match_with_chips(ruleset, options, chips):
         MatchEvent.objects.filter(match=match).order_by("seq").values_list("seq", flat=True)
     )
     assert seqs == list(range(1, len(seqs) + 1))
+    call_command("ledger_check")
+
+
+def test_a_perudo_match_records_its_palifico_rounds():
+    """RULES 1.10 through the API: palifico rounds are marked in the round records and the
+    events, keep one face from the opening bid, and follow a first drop to one die."""
+    rng = random.Random("perudo palifico")
+    players = seated_players(3)
+    match_id = create_and_fill(players, ruleset="perudo", **CHIPS)
+    final = play_to_the_end(match_id, players, rng)
+    assert final["status"] == "finished"
+    rounds = players[0][1].get(f"{MATCHES}{match_id}/rounds/").json()["rounds"]
+    palifico = [r for r in rounds if r.get("palifico")]
+    assert palifico, "three players of five dice each reach one die at least once"
+    for record in palifico:
+        faces = {a["face"] for a in record["actions"] if a["type"] == "bid"}
+        assert len(faces) == 1, record
+    started = MatchEvent.objects.filter(match_id=match_id, type="round_started")
+    marked = sorted(e.data["number"] for e in started if e.data.get("palifico"))
+    assert marked == [r["number"] for r in palifico]
+    # No round opens on aces outside palifico.
+    for record in rounds:
+        opening = next(a for a in record["actions"] if a["type"] == "bid")
+        assert record.get("palifico") or opening["face"] != 1
     call_command("ledger_check")

@@ -73,13 +73,13 @@ class Hidden(NamedTuple):
 
 
 def _hidden(match: Match) -> Hidden:
-    state = engine.State.from_json(match.state)
+    state = engine.state_from_json(match.state)
     r = state.round
     salts = list((match.secrets or {}).get("salts", {}).values())
     if r is None:
         return Hidden({}, {}, None, None, salts)
-    if state.rules.is_poker:
-        box = engine.seat_dice(state, r.turn)["box"]
+    if state.rules.family == "poker_dice":
+        box = engine.held_dice(state)["box"]["box"]
         holder = r.turn if r.phase in ("bid", "reroll") else None
         return Hidden({}, {}, box, holder, salts)
     live = [s for s in range(state.n_players) if state.live[s]]
@@ -221,16 +221,17 @@ def test_the_schema_documents_no_dice_of_other_seats():
     client = players[0][1]
     schema = client.get("/api/v1/schema/?format=json").json()
     shapes = schema["components"]["schemas"]
-    match_shape = shapes["MatchOutput"]["properties"]
-    seat_shape = shapes["SeatOutput"]["properties"]
+    match_shape = shapes["CommonPoolMatch"]["properties"]
+    seat_shape = shapes["CommonPoolSeat"]["properties"]
     # The match and round shapes are documented; a seat, which everyone sees, carries a
     # dice count and no dice; the only dice a live round names are the caller's own.
     assert {"round", "last_round", "seats", "your_seat"} <= set(match_shape)
-    assert {"rounds", "current"} <= set(shapes["RoundsOutput"]["properties"])
+    assert {"rounds", "current"} <= set(shapes["CommonPoolRounds"]["properties"])
     assert "dice_count" in seat_shape and not DICE_KEYS & set(seat_shape)
     assert not DICE_KEYS & set(match_shape)
-    round_fields = {name.strip(" .") for name in match_shape["round"]["description"].split(",")}
-    assert "your_dice" in round_fields and not {"dice", "cup", "box"} & round_fields
+    for name in ("CommonPoolRound", "PokerDiceRound"):
+        round_fields = set(shapes[name]["properties"])
+        assert "your_dice" in round_fields and not {"dice", "cup", "box"} & round_fields
     # No example anywhere shows dice.
     assert not any(DICE_KEYS & _keys(example) for example in _examples(schema))
     # And the real response has no field the schema leaves out.
@@ -321,3 +322,63 @@ def test_finished_rounds_verify_against_the_commitments_seen_in_play(ruleset, op
     # Rerolls (poker) and show-and-reroll really changed commitments mid-round.
     if ruleset != "classic":
         assert changed > 0
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    ("ruleset", "options"),
+    [("milton_bradley", {"show_and_reroll": "before_raise"}), ("poker_dice", {})],
+)
+def test_no_stream_leaks_hidden_dice_or_salts(live_asgi, ruleset, options):
+    """The match stream and the account stream, read from the real server by every
+    player and a spectator while the match is played, carry nothing the reader may not
+    see: each new event is checked against the dice in play when it was written."""
+    from accounts.services import token_create
+    from tests.live_server import StreamReader
+
+    rng = random.Random(11)
+    players = seated_players(3)
+    spectator = PlayerFactory()
+    readers = [*(u for u, _ in players), spectator]
+    tokens = [token_create(user=u)[1] for u in readers]
+    url = live_asgi.url
+    account_streams = [StreamReader(f"{url}/api/v1/stream/?after=0", t) for t in tokens]
+    match_id = create_and_fill(players, ruleset=ruleset, options=options, buy_in=20, ante=1)
+    match_streams = [StreamReader(f"{url}{MATCHES}{match_id}/stream/?after=0", t) for t in tokens]
+    clients = [c for _, c in players]
+    seen = [0] * len(readers)
+    seen_account = [0] * len(readers)
+    checked = 0
+    for _ in range(60):
+        match = Match.objects.get(pk=match_id)
+        hidden = _hidden(match)
+        for i, (stream, account) in enumerate(zip(match_streams, account_streams, strict=True)):
+            viewer = i if i < len(players) else None
+            last = match.event_seq
+            assert stream.wait_for(lambda s, last=last: s.events and s.events[-1].id >= last)
+            new = stream.events[seen[i] :]
+            seen[i] = len(stream.events)
+            fresh = account.events[seen_account[i] :]
+            seen_account[i] = len(account.events)
+            for event in [*new, *fresh]:
+                text = json.dumps(event.data)
+                for salt in hidden.salts if match.status == "active" else ():
+                    assert salt not in text, "a commitment salt leaked before the reveal"
+                _check_response(event.data, hidden, viewer, ("stream", event.type))
+                checked += 1
+        if match.status != "active":
+            break
+        views = [c.get(f"{MATCHES}{match_id}/").json() for c in clients]
+        actor = next(i for i, v in enumerate(views) if v["legal_actions"])
+        action = action_from_legal(views[actor]["legal_actions"], rng)
+        assert (
+            clients[actor].post(f"{MATCHES}{match_id}/actions/", action, format="json").status_code
+            == 201
+        )
+    for stream in [*match_streams, *account_streams]:
+        stream.drop()
+    assert checked > 100
+    # The account streams told each player of their turns, and the spectator of none.
+    assert any(e.type == "your_turn" for s in account_streams[:3] for e in s.events)
+    assert not account_streams[3].events

@@ -20,10 +20,11 @@ pytestmark = pytest.mark.django_db
 # grow with the number of seats or rounds.
 GET_QUERIES = 4  # GET a match
 EVENTS_QUERIES = 3  # GET its events
-BID_QUERIES = 9  # POST a bid
+BID_QUERIES = 11  # POST a bid (its INSERT into the action log; the next player's `your_turn`)
 # POST a challenge that ends a round: the round pot to its winner, the round record, then
-# the next round's two antes from every live seat.
-CHALLENGE_QUERIES = 18
+# the next round's two antes from every live seat, the action log's INSERT, and the
+# opener's `your_turn` account event.
+CHALLENGE_QUERIES = 20
 
 
 @pytest.fixture(autouse=True)

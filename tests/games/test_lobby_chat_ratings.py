@@ -154,7 +154,11 @@ def test_rounds_history_has_every_finished_round_in_full():
 def test_rulesets_lists_every_preset_with_all_options(api_client):
     body = api_client.get("/api/v1/rulesets/").json()
     names = {r["name"] for r in body}
-    assert names == {"milton_bradley", "wild_ones", "roll_off", "classic", "poker_dice"}
+    assert names == {"milton_bradley", "wild_ones", "roll_off", "classic", "perudo", "poker_dice"}
     mb = next(r for r in body if r["name"] == "milton_bradley")
     assert mb["options"]["show_and_reroll"] == "after_reroll"
     assert mb["family"] == "common_pool"
+    perudo = next(r for r in body if r["name"] == "perudo")
+    assert perudo["family"] == "common_pool"
+    assert perudo["options"]["ones_bids"] == "perudo" and perudo["options"]["palifico"] is True
+    assert perudo["options"]["exact_call"] is True  # calza

@@ -43,8 +43,8 @@ def _messages(response) -> list[str]:
 
 def test_changelist_lookups_on_hidden_fields_are_refused(mod_client):
     match, players = running_match(buy_in=0, ante=0)
-    state = engine.State.from_json(match.state)
-    face = engine.seat_dice(state, 1)["cup"][0]
+    state = engine.state_from_json(match.state)
+    face = engine.held_dice(state)["1"]["cup"][0]
     salt = match.secrets["salts"]["1"]
     changelist = reverse("admin:games_match_changelist")
     # Each probe rides on an allowed filter, which alone would list the match.
@@ -334,7 +334,9 @@ def test_abort_refunds_after_an_old_pot_adjustment(mod_client, moderator):
 def test_abort_after_a_voided_round_refunds_exactly_the_unsettled_antes(mod_client):
     match, players = running_match(buy_in=50, ante=2, n=3)
     leaver = Seat.objects.get(match=match, seat=match.turn_seat).player
-    games.action_submit(match_id=match.pk, user=leaver, action={"type": "forfeit"})
+    # A forfeit is the server's (the timeout policy, a ban), never an action a player sends.
+    Match.objects.filter(pk=match.pk).update(on_timeout=Match.TimeoutPolicy.FORFEIT)
+    games.turn_force_timeout(match_id=match.pk)
     assert MatchEvent.objects.filter(match=match, type="round_voided").exists()
     # The voided round's round-pot antes went back to the stacks; its game-pot antes and
     # the next round's antes (the two players left) are unsettled.
@@ -356,7 +358,7 @@ def test_abort_after_a_voided_round_refunds_exactly_the_unsettled_antes(mod_clie
 @pytest.mark.parametrize("ruleset", ["milton_bradley", "poker_dice"])
 def test_abort_reveals_the_round_in_play(mod_client, moderator, ruleset):
     match, players = running_match(buy_in=50, ante=2, ruleset=ruleset, n=3)
-    state = engine.State.from_json(match.state)
+    state = engine.state_from_json(match.state)
     number = state.round.number
     committed = dict(match.secrets["commitments"])
     assert committed
@@ -372,7 +374,7 @@ def test_abort_reveals_the_round_in_play(mod_client, moderator, ruleset):
         assert commitment(record["salts"][seat], record["dice"][seat]) == digest
     if ruleset != "poker_dice":
         for seat in range(3):
-            held = engine.seat_dice(state, seat)
+            held = engine.held_dice(state)[str(seat)]
             assert record["dice"][str(seat)] == held["cup"] + held["shown"]
     assert [c["kind"] for c in record["chips"]] == ["ante_round", "ante_game"] * 3
     aborted = MatchEvent.objects.get(match=match, type="match_aborted")

@@ -3,7 +3,6 @@ see the refund. Needs Debian's `chromium` and `chromium-driver` (`make test` ins
 without them this test fails rather than skips."""
 
 import shutil
-import tempfile
 
 import pytest
 from django.contrib.auth.models import Group, Permission
@@ -13,43 +12,16 @@ from games.models import Match
 from ledger.selectors import ledger_problems, wallet_balance
 from moderation.models import AuditAction, AuditRecord
 from moderation.permissions import ensure_moderators_group
+from tests.browser import start_chromium
 from tests.factories import DEFAULT_PASSWORD, UserFactory
 from tests.moderation.conftest import running_match
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--window-size=1280,1000",
-]
-
 
 @pytest.fixture
 def browser():
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    binary = shutil.which("chromium") or shutil.which("chromium-browser")
-    driver_path = shutil.which("chromedriver")
-    if not binary or not driver_path:
-        pytest.fail(
-            "Chromium and chromedriver are required (apt-get install chromium chromium-driver)"
-        )
-    options = webdriver.ChromeOptions()
-    options.binary_location = binary
-    for flag in CHROMIUM_FLAGS:
-        options.add_argument(flag)
-    profile = tempfile.mkdtemp(prefix="chromium-e2e-")
-    options.add_argument(f"--user-data-dir={profile}")
-    driver = webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
+    driver, profile = start_chromium((1280, 1000))
     driver.implicitly_wait(5)
     try:
         yield driver
@@ -97,6 +69,7 @@ def test_moderator_aborts_a_match_and_sees_the_refund(live_server, browser):
     wait_for_text(browser, "Aborted, chips refunded: 1 of 1.")
 
     browser.get(live_server.url + reverse("admin:games_match_change", args=[match.pk]))
+    browser.find_element(By.CSS_SELECTOR, "#match-transfers summary").click()  # folded
     transfers = browser.find_element(By.ID, "match-transfers").text
     assert "refund" in transfers and "cash_out" in transfers
     refunds = browser.find_elements(By.CSS_SELECTOR, "#match-transfers tr.transfer-refund")
@@ -109,3 +82,56 @@ def test_moderator_aborts_a_match_and_sees_the_refund(live_server, browser):
     assert record.actor == moderator
     assert record.reason == "table reported stuck by both players"
     assert ledger_problems() == []
+
+
+def _full_page_screenshot(browser, path) -> int:
+    """Saves the whole page (the window grown to its height) and returns that height."""
+    height = browser.execute_script("return document.documentElement.scrollHeight")
+    browser.set_window_size(1280, min(height, 16000))
+    browser.save_screenshot(str(path))
+    browser.set_window_size(1280, 1000)
+    return height
+
+
+def test_moderator_reads_a_played_match_and_a_player_page(live_server, browser, tmp_path):
+    """Screenshots of both pages land in $E2E_SCREENSHOTS (else the test's tmp folder) to
+    be looked at; the assertions check what a moderator must find on them."""
+    import os
+    from pathlib import Path
+
+    from selenium.webdriver.common.by import By
+
+    from tests.moderation.conftest import played_match
+
+    shots = Path(os.environ.get("E2E_SCREENSHOTS") or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)
+    moderator = UserFactory(username="reader", is_staff=True)
+    moderator.groups.add(ensure_moderators_group(Group, Permission))
+    match_id, humans = played_match(humans=2, bots=("expert",), buy_in=20, ante=1, seed=3)
+    match = Match.objects.get(pk=match_id)
+
+    browser.get(live_server.url + reverse("admin:login"))
+    browser.find_element(By.NAME, "username").send_keys("reader")
+    browser.find_element(By.NAME, "password").send_keys(DEFAULT_PASSWORD)
+    browser.find_element(By.CSS_SELECTOR, "input[type=submit]").click()
+    wait_for_text(browser, "Site administration")
+
+    browser.get(live_server.url + reverse("admin:games_match_change", args=[match_id]))
+    wait_for_text(browser, "Won by")
+    result = browser.find_element(By.ID, "match-result")
+    rounds = browser.find_elements(By.CSS_SELECTOR, "#match-rounds tr.round")
+    assert len(rounds) == match.round_records.count() > 1
+    # The outcome is on the first screen.
+    assert result.location["y"] + result.size["height"] < 1000
+    for human in humans:
+        assert human.username in result.text
+    height = _full_page_screenshot(browser, shots / "match_page.png")
+    print(f"match page: {len(rounds)} rounds, {height} px tall")
+
+    browser.get(live_server.url + reverse("admin:accounts_user_change", args=[humans[0].pk]))
+    wait_for_text(browser, 'id="recent-transfers"')
+    table = browser.find_element(By.ID, "recent-transfers")
+    rows = [r.text for r in table.find_elements(By.CSS_SELECTOR, "tr")[1:]]
+    assert rows[-1].split()[2:4] == ["signup_grant", "+1000"]
+    assert any(r.split()[2:4] == ["buy_in", "-20"] for r in rows)
+    _full_page_screenshot(browser, shots / "player_page.png")

@@ -62,8 +62,8 @@ def test_hidden_dice_need_the_permission_and_each_view_is_audited(mod_client, mo
     mod_client.force_login(grant(moderator, "view_hidden_dice"))
     detail = mod_client.get(reverse("admin:games_match_change", args=[match.pk])).content
     assert b"Hidden dice" in detail
-    state = engine.State.from_json(match.state)
-    cup = engine.seat_dice(state, 1)["cup"]
+    state = engine.state_from_json(match.state)
+    cup = engine.held_dice(state)["1"]["cup"]
     for views in (1, 2):
         page = mod_client.get(url)
         assert page.status_code == 200
@@ -155,3 +155,28 @@ def test_suspicion_report_lists_one_way_flows_and_soft_play(mod_client):
     )
     assert dumper.username not in strict.content.decode()
     assert_ledger_clean()
+
+
+def test_suspicion_report_sees_win_farming_at_zero_stake(mod_client):
+    """No chip moves at a zero-stake table, but ratings and win counts do: a player who
+    keeps losing to the same partner shows up all the same."""
+    farmer, farmed, rival = PlayerFactory(), PlayerFactory(), PlayerFactory()
+    for _ in range(4):
+        match, _seats = make_match([farmer, farmed], buy_in=0, ante=0, status="finished")
+        Match.objects.filter(pk=match.pk).update(finished_at=timezone.now(), winner_seats=[1])
+    for winner_seat in (0, 1, 0):  # an honest rivalry: wins both ways
+        match, _seats = make_match([farmer, rival], buy_in=0, ante=0, status="finished")
+        Match.objects.filter(pk=match.pk).update(
+            finished_at=timezone.now(), winner_seats=[winner_seat]
+        )
+
+    report = suspicion_report()
+    assert report.matches == 7
+    assert report.dumping == []  # no chips ever moved
+    [pair] = report.win_farming
+    assert (pair.a, pair.b) == (farmer, farmed)
+    assert (pair.a_to_b, pair.b_to_a, pair.matches_together) == (4, 0, 4)
+    page = mod_client.get(reverse("admin:moderation_suspicionreport_changelist"))
+    farming = page.content.decode().split('id="win-farming"')[1].split('id="soft-play"')[0]
+    assert farmer.username in farming and farmed.username in farming
+    assert rival.username not in farming

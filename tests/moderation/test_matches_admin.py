@@ -167,7 +167,13 @@ def test_list_filters_search_and_detail_page(mod_client):
     page = mod_client.get(reverse("admin:games_match_change", args=[match.pk]))
     assert page.status_code == 200
     html = page.content.decode()
-    for section in ("match-seats", "match-rounds", "match-events", "match-chat", "match-transfers"):
+    for section in (
+        "match-result",
+        "match-rounds",
+        "match-events",
+        "match-chat",
+        "match-transfers",
+    ):
         assert f'id="{section}"' in html
     assert "nice bid" in html and "challenge" in html and "ante_round" in html
     assert 'id="abort-match"' in html and 'id="force-timeout"' in html

@@ -1,13 +1,18 @@
 """Players and chat in the admin: ban, unban, mute, unmute, hide a message."""
 
+import re
+
 import pytest
 from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import ApiToken, User
 from games import services as games
+from games import stakes
 from games.models import ChatMessage, Match, MatchEvent, Seat
 from games.services.play import turn_deadline
+from ledger import services as ledger
+from ledger.models import Account, AccountKind, TransferKind
 from moderation.models import AuditAction, AuditRecord
 from tests.conftest import client_for
 from tests.factories import PlayerFactory
@@ -124,6 +129,45 @@ def test_player_page_shows_stats_balance_and_recent_transfers(mod_client):
         reverse("admin:accounts_user_changelist") + f"?q={players[0].username}"
     )
     assert listing.context["cl"].result_count == 1
+
+
+def _recent_transfer_rows(html: str) -> list[tuple[str, int, int]]:
+    """(kind, signed chips, wallet after) of each row of the player page's table."""
+    table = re.search(r'<table id="recent-transfers">(.*?)</table>', html, re.S).group(1)
+    rows = re.findall(r"<tr><td>(.*?)</tr>", table, re.S)
+    cells = [re.findall(r"<td[^>]*>(.*?)</td>", "<td>" + row) for row in rows]
+    return [(c[1], int(c[2]), int(c[3])) for c in cells]
+
+
+def test_player_page_signs_each_transfer_as_the_api_does(mod_client):
+    """Signup grant, buy-in, then cash-outs after winning and after losing: the wallet's
+    side of each, whatever account of the user (wallet or a seat's stack) comes first."""
+    won, players = running_match(buy_in=20, ante=0)
+    stack = {
+        s.player_id: Account.objects.get(kind=AccountKind.STACK, ref=stakes.seat_ref(s.pk))
+        for s in won.seats.all()
+    }
+    winner, loser = players
+    ledger.move(stack[loser.pk], stack[winner.pk], 8, TransferKind.ROUND_POT_WIN, "test:pot")
+    stakes.match_cash_out(match=won)
+
+    html = mod_client.get(reverse("admin:accounts_user_change", args=[winner.pk])).content
+    shown = _recent_transfer_rows(html.decode())
+    # Read-only, the password field showed its hash: a moderator never sees it.
+    assert User.objects.get(pk=winner.pk).password.split("$")[2] not in html.decode()
+    api = client_for(winner).get("/api/v1/me/transactions/").json()["results"]
+    assert shown == [(t["kind"], t["amount"], t["balance_after"]) for t in api]
+    assert shown == [
+        ("cash_out", 28, 1008),
+        ("buy_in", -20, 980),
+        ("signup_grant", 1000, 1000),
+    ]
+    loser_html = mod_client.get(reverse("admin:accounts_user_change", args=[loser.pk])).content
+    assert _recent_transfer_rows(loser_html.decode()) == [
+        ("cash_out", 12, 992),
+        ("buy_in", -20, 980),
+        ("signup_grant", 1000, 1000),
+    ]
 
 
 def test_hide_message_removes_it_from_the_api(mod_client, moderator):

@@ -1,6 +1,6 @@
 """`manage.py simulate`: random legal play of many games, with a summary.
 
-The work is done by games.engine.simulate.simulate (pure, tested); this only parses
+The work is done by games.engine.bots.simulation.simulate (pure, tested); this only parses
 arguments, shows progress and prints.
 """
 
@@ -13,7 +13,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from games.engine import PRESETS, EngineError
-from games.engine.simulate import simulate
+from games.engine.bots.simulation import simulate
 
 
 def parse_option(text: str) -> tuple[str, Any]:

@@ -1,0 +1,389 @@
+"""Waiting clients benchmark: N clients wait at once (long polls and event streams, mixed)
+while GET /api/v1/me/ is timed one request at a time.
+
+    .venv/bin/python bench/watchers.py                      # N = 1000, 2000, 5000, 10000
+    .venv/bin/python bench/watchers.py --clients 1000 --hold 30
+    .venv/bin/python bench/watchers.py --base-url http://127.0.0.1:8000 --clients 500
+    .venv/bin/python bench/watchers.py --me-only --base-url ...   # GET /me alone (baseline)
+
+Without --base-url it starts the server as `make run` does (bench/api_load.py's
+`local_server`: embedded PostgreSQL and Redis, the Procfile under honcho) with the
+throttles raised. Against a running server, its throttles must allow the registrations
+(THROTTLE_REGISTER_IP) and the load.
+
+For each N: register N/10 accounts, pair them into quiet matches (a human's turn, long
+turn time, so nothing happens), then open N waiters spread over the matches, half long
+polls (`events/?after=<last>&wait=25`, polled again as each returns) and half event
+streams (`stream/?after=<last>`). While they all wait, GET /me is timed sequentially for
+`--hold` seconds. Reported: GET /me p50/p99, waits that failed (an error, a dropped
+stream, a refused connection) or came late (a long poll held over wait + 5 s), and the
+web server's memory (RSS of its processes). Then the commit-to-client latency: 1,000
+streams on one match, 20 moves, each event's `created_at` (server clock, this machine)
+against the moment each client read it: p50/p99.
+
+Waiters are raw asyncio connections (HTTP/1.1), cheap enough that 10,000 of them fit in
+this one process beside the server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import resource
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+import psutil
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.api_load import local_server, percentile  # noqa: E402
+
+PASSWORD = "bench-password-not-secret-1234"
+RUN = uuid.uuid4().hex[:6]  # account names are new on every run against one server
+POLL_WAIT = 25
+
+
+@dataclass
+class Tally:
+    answered: int = 0  # long polls answered in time
+    late: int = 0
+    failed: int = 0
+    failures: list[str] = field(default_factory=list)
+
+    def fail(self, why: str) -> None:
+        self.failed += 1
+        if len(self.failures) < 5:
+            self.failures.append(why)
+
+
+# --- raw HTTP/1.1 over asyncio -----------------------------------------------------------
+
+
+async def _request(host: str, port: int, path: str, token: str, extra: str = ""):
+    reader, writer = await asyncio.open_connection(host, port, limit=1 << 20)
+    writer.write(
+        f"GET {path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {token}\r\n"
+        f"{extra}\r\n".encode()
+    )
+    await writer.drain()
+    status = int((await reader.readline()).split()[1])
+    headers = {}
+    while (line := (await reader.readline()).decode().strip()) != "":
+        name, _, value = line.partition(":")
+        headers[name.lower()] = value.strip()
+    return reader, writer, status, headers
+
+
+async def long_poller(address, match_id, after, token, tally: Tally, stop: asyncio.Event):
+    host, port = address
+    conn = None
+    while not stop.is_set():
+        started = time.monotonic()
+        try:
+            path = f"/api/v1/matches/{match_id}/events/?after={after}&wait={POLL_WAIT}"
+            if conn is None:
+                reader, writer, status, headers = await _request(host, port, path, token)
+                conn = (reader, writer)
+            else:
+                reader, writer = conn
+                writer.write(
+                    f"GET {path} HTTP/1.1\r\nHost: {host}\r\n"
+                    f"Authorization: Bearer {token}\r\n\r\n".encode()
+                )
+                status = int((await reader.readline()).split()[1])
+                headers = {}
+                while (line := (await reader.readline()).decode().strip()) != "":
+                    name, _, value = line.partition(":")
+                    headers[name.lower()] = value.strip()
+            body = json.loads(await reader.readexactly(int(headers["content-length"])))
+            if status != 200:
+                tally.fail(f"long poll {status} {body.get('code')}")
+                await asyncio.sleep(1)
+                continue
+            after = body["last_seq"]
+            if time.monotonic() - started > POLL_WAIT + 5:
+                tally.late += 1
+            else:
+                tally.answered += 1
+        except (OSError, ValueError, KeyError, asyncio.IncompleteReadError) as exc:
+            if not stop.is_set():
+                tally.fail(f"long poll {type(exc).__name__} {exc}")
+            conn = None
+            await asyncio.sleep(1)
+    if conn is not None:
+        conn[1].close()
+
+
+CONNECTED: list[int] = [0]  # streams that got their response headers
+
+
+async def streamer(address, match_id, after, token, tally: Tally, stop, received=None):
+    """Follows a match stream until `stop`; `received` gets (seq, arrival wall time)."""
+    host, port = address
+    path = f"/api/v1/matches/{match_id}/stream/?after={after}"
+    try:
+        reader, writer, status, _ = await _request(host, port, path, token)
+    except (OSError, ValueError) as exc:
+        tally.fail(f"stream connect {type(exc).__name__} {exc}")
+        return
+    if status != 200:
+        tally.fail(f"stream {status}")
+        writer.close()
+        return
+    CONNECTED[0] += 1
+    try:
+        while not stop.is_set():
+            try:
+                line = await asyncio.wait_for(reader.readline(), timeout=1.0)
+            except TimeoutError:
+                continue  # only to look at `stop` again
+            if not line:
+                tally.fail("stream closed by the server")
+                return
+            text = line.decode()
+            # Chunked framing: data lines carry the events; sizes and blanks are skipped.
+            if text.startswith("data: ") and received is not None:
+                event = json.loads(text[6:])
+                received.append((event["seq"], time.time(), event["created_at"]))
+    except (OSError, ValueError) as exc:
+        tally.fail(f"stream {type(exc).__name__}")
+    finally:
+        writer.close()
+
+
+async def _stream_until(address, match_id, after, token, tally, stop, received=None):
+    while not stop.is_set():
+        await streamer(address, match_id, after, token, tally, stop, received)
+        if received is not None:
+            return
+
+
+# --- setup through the API ---------------------------------------------------------------
+
+
+def register_accounts(base_url: str, count: int, tag: str) -> list[str]:
+    tokens = []
+    with httpx.Client(base_url=base_url, timeout=30) as client:
+        for i in range(count):
+            r = client.post(
+                "/api/v1/auth/register/",
+                json={"username": f"w{RUN}{tag}_{i}", "password": PASSWORD},
+            )
+            r.raise_for_status()
+            tokens.append(r.json()["token"])
+    return tokens
+
+
+def quiet_matches(base_url: str, tokens: list[str]) -> list[tuple[int, int, str]]:
+    """Pairs the accounts into active matches nobody moves in: (id, last seq, a token)."""
+    matches = []
+    with httpx.Client(base_url=base_url, timeout=30) as client:
+        for a, b in zip(tokens[::2], tokens[1::2], strict=False):
+            created = client.post(
+                "/api/v1/matches/",
+                json={"ruleset": "classic", "max_players": 2, "turn_seconds": 3600},
+                headers={"Authorization": f"Bearer {a}"},
+            )
+            created.raise_for_status()
+            match_id = created.json()["id"]
+            joined = client.post(
+                f"/api/v1/matches/{match_id}/join/",
+                json={},
+                headers={"Authorization": f"Bearer {b}"},
+            )
+            joined.raise_for_status()
+            matches.append((match_id, joined.json()["event_seq"], a))
+            matches.append((match_id, joined.json()["event_seq"], b))
+    return matches
+
+
+def time_me(base_url: str, token: str, seconds: float) -> list[float]:
+    times = []
+    auth = {"Authorization": f"Bearer {token}"}
+    deadline = time.monotonic() + seconds
+    with httpx.Client(base_url=base_url, timeout=30) as client:
+        while time.monotonic() < deadline:
+            started = time.perf_counter()
+            # A failure counts at the time it took (30 s for a timeout).
+            with contextlib.suppress(httpx.HTTPError):
+                client.get("/api/v1/me/", headers=auth).raise_for_status()
+            times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
+def server_memory_mb(port: int) -> float:
+    """RSS of the web server's processes: those listening on `port`, their parent
+    (gunicorn's master) and its children."""
+    listeners = set()
+    for conn in psutil.net_connections(kind="tcp"):
+        if conn.laddr and conn.laddr.port == port and conn.status == "LISTEN" and conn.pid:
+            listeners.add(conn.pid)
+    procs = {}
+    for pid in listeners:
+        with contextlib.suppress(psutil.Error):
+            proc = psutil.Process(pid)
+            for p in [proc, proc.parent(), *proc.parent().children()]:
+                if p is not None and "gunicorn" in " ".join(p.cmdline()):
+                    procs[p.pid] = p
+    return sum(p.memory_info().rss for p in procs.values()) / 2**20
+
+
+# --- the runs ----------------------------------------------------------------------------
+
+
+async def hold_waiters(base_url: str, n: int, hold: float, tag: str) -> dict:
+    parts = urlsplit(base_url)
+    address = (parts.hostname, parts.port)
+    tokens = await asyncio.to_thread(register_accounts, base_url, max(4, n // 10), tag)
+    seats = await asyncio.to_thread(quiet_matches, base_url, tokens)
+    tally = Tally()
+    stop = asyncio.Event()
+    tasks = []
+    CONNECTED[0] = 0
+    for i in range(n):
+        match_id, seq, token = seats[i % len(seats)]
+        if i % 2:
+            coro = _stream_until(address, match_id, seq, token, tally, stop)
+        else:
+            coro = long_poller(address, match_id, seq, token, tally, stop)
+        tasks.append(asyncio.create_task(coro))
+        if i % 200 == 199:
+            await asyncio.sleep(0.05)  # a ramp, not a SYN flood
+    # Timed once every stream is connected (and so every long poll of the first wave is
+    # in): the steady state, not the connection storm, which `ramp_s` reports.
+    ramp_started = time.monotonic()
+    while CONNECTED[0] + tally.failed < n // 2 and time.monotonic() - ramp_started < 300:
+        await asyncio.sleep(0.5)
+    ramp = time.monotonic() - ramp_started
+    await asyncio.sleep(2)
+    memory = server_memory_mb(parts.port)
+    me = await asyncio.to_thread(time_me, base_url, tokens[0], hold)
+    stop.set()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return {"me": me, "tally": tally, "memory_mb": memory, "ramp_s": ramp}
+
+
+async def event_latency(base_url: str, subscribers: int, moves: int) -> list[float]:
+    parts = urlsplit(base_url)
+    address = (parts.hostname, parts.port)
+    tokens = await asyncio.to_thread(register_accounts, base_url, 2 + subscribers // 10, "lat")
+    players, watchers = tokens[:2], tokens[2:]
+    (match_id, seq, _), _ = await asyncio.to_thread(quiet_matches, base_url, players)
+    tally = Tally()
+    stop = asyncio.Event()
+    received: list[list] = [[] for _ in range(subscribers)]
+    CONNECTED[0] = 0
+    tasks = [
+        asyncio.create_task(
+            streamer(address, match_id, seq, watchers[i % len(watchers)], tally, stop, got)
+        )
+        for i, got in enumerate(received)
+    ]
+    # Moves start once every subscriber is connected: the latency of delivery, not of
+    # a client still connecting.
+    started = time.monotonic()
+    while CONNECTED[0] + tally.failed < subscribers and time.monotonic() - started < 300:
+        await asyncio.sleep(0.5)
+    await asyncio.sleep(1)
+    await asyncio.to_thread(_play_moves, base_url, match_id, players, moves)
+    await asyncio.sleep(3)
+    stop.set()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    latencies = []
+    for got in received:
+        for _, arrived, created in got:
+            latencies.append((arrived - datetime.fromisoformat(created).timestamp()) * 1000)
+    if tally.failed:
+        print(f"  latency run: {tally.failed} stream failures, e.g. {tally.failures[:2]}")
+    return latencies
+
+
+def _play_moves(base_url: str, match_id: int, tokens: list[str], moves: int) -> None:
+    with httpx.Client(base_url=base_url, timeout=30) as client:
+        for _ in range(moves):
+            for token in tokens:
+                auth = {"Authorization": f"Bearer {token}"}
+                view = client.get(f"/api/v1/matches/{match_id}/", headers=auth).json()
+                bid = next((a for a in view["legal_actions"] if a["type"] == "bid"), None)
+                if bid is None:
+                    continue
+                face, quantity = min(
+                    bid["min_quantity_by_face"].items(), key=lambda kv: (kv[1], kv[0])
+                )
+                client.post(
+                    f"/api/v1/matches/{match_id}/actions/",
+                    json={"type": "bid", "quantity": quantity, "face": int(face)},
+                    headers=auth,
+                )
+                time.sleep(0.2)
+                break
+
+
+def report_me(label: str, times: list[float]) -> str:
+    return (
+        f"{label}: GET /me p50 {percentile(times, 50):.1f} ms, "
+        f"p99 {percentile(times, 99):.1f} ms ({len(times)} requests)"
+    )
+
+
+async def run(base_url: str, args: argparse.Namespace) -> None:
+    load = os.getloadavg()
+    print(f"machine: {os.cpu_count()} cores, load average {load[0]:.1f} at the start")
+    idle_token = (await asyncio.to_thread(register_accounts, base_url, 1, "idle"))[0]
+    print(report_me("no waiters", await asyncio.to_thread(time_me, base_url, idle_token, 10)))
+    if args.me_only:
+        return
+    for n in args.clients:
+        result = await hold_waiters(base_url, n, args.hold, f"n{n}")
+        tally: Tally = result["tally"]
+        print(
+            f"{report_me(f'N={n}', result['me'])}; long polls answered {tally.answered}, "
+            f"late {tally.late}, failed waits {tally.failed}; server RSS "
+            f"{result['memory_mb']:.0f} MB; streams all connected {result['ramp_s']:.0f} s "
+            f"after the last opened; load {os.getloadavg()[0]:.1f}"
+        )
+        for why in tally.failures:
+            print(f"  e.g. {why}")
+    if args.latency_subscribers:
+        latencies = await event_latency(base_url, args.latency_subscribers, args.moves)
+        if latencies:
+            print(
+                f"event latency commit->client, {args.latency_subscribers} subscribers: "
+                f"p50 {percentile(latencies, 50):.1f} ms, p99 {percentile(latencies, 99):.1f} "
+                f"ms ({len(latencies)} deliveries)"
+            )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--base-url")
+    parser.add_argument("--clients", type=int, nargs="*", default=[1000, 2000, 5000, 10000])
+    parser.add_argument("--hold", type=float, default=30, help="seconds GET /me is timed")
+    parser.add_argument("--latency-subscribers", type=int, default=1000)
+    parser.add_argument("--moves", type=int, default=20)
+    parser.add_argument("--me-only", action="store_true")
+    args = parser.parse_args()
+    # Every waiter is a socket here and in the server.
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    if args.base_url:
+        asyncio.run(run(args.base_url, args))
+        return 0
+    with local_server(lambda: False) as base_url:
+        asyncio.run(run(base_url, args))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

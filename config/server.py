@@ -1,0 +1,108 @@
+"""The web server: gunicorn managing uvicorn worker processes (`Worker`), each serving
+`config.asgi:application` on an event loop.
+
+Why gunicorn + uvicorn: gunicorn keeps doing what it did for the WSGI server (process
+management, restarts of a dead worker, WEB_CONCURRENCY, graceful timeout); uvicorn's
+event loop holds thousands of waiting clients (long polls, event streams) with no thread
+each. On top of uvicorn's own, this worker:
+
+* drains live waiters first on shutdown (`core.notifications.drain`): long polls answer,
+  event streams end, so clients reconnect to another process and resume by event id;
+* answers the requests its HTTP parser refuses (a negative Content-Length, control
+  characters in a header, a URL over MAX_URL_BYTES) with problem+json like every other
+  API error, not uvicorn's plain-text 400.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from gunicorn.arbiter import Arbiter
+from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
+from uvicorn.server import Server
+from uvicorn_worker import UvicornWorker
+
+MAX_URL_BYTES = 4096
+PROBLEM_BASE = "https://liarsdice.example/problems/"
+
+
+class UrlTooLong(Exception):
+    pass
+
+
+def problem_bytes(status: int, code: str, title: str, detail: str) -> bytes:
+    body = {
+        "type": PROBLEM_BASE + code,
+        "title": title,
+        "status": status,
+        "detail": detail,
+        "code": code,
+    }
+    return json.dumps(body).encode()
+
+
+class ProblemHttpToolsProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol, with problem+json for requests it cannot parse."""
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._url_too_long = False
+
+    def on_url(self, url: bytes) -> None:
+        super().on_url(url)
+        if len(self.url) > MAX_URL_BYTES:
+            self._url_too_long = True
+            raise UrlTooLong  # the parser stops; send_400_response answers
+
+    def send_400_response(self, msg: str) -> None:
+        if getattr(self, "_url_too_long", False):
+            status, code, title = 414, "uri_too_long", "URI too long"
+            detail = f"A request URL may be at most {MAX_URL_BYTES} bytes."
+        else:
+            status, code, title = 400, "bad_request", "Bad request"
+            detail = "Malformed HTTP request (request line, headers or Content-Length)."
+        body = problem_bytes(status, code, title, detail)
+        head = [STATUS_LINE[status]]
+        for name, value in self.server_state.default_headers:
+            head.extend([name, b": ", value, b"\r\n"])
+        head.extend(
+            [
+                b"content-type: application/problem+json\r\n",
+                b"content-length: " + str(len(body)).encode("ascii") + b"\r\n",
+                b"connection: close\r\n\r\n",
+                body,
+            ]
+        )
+        self.transport.write(b"".join(head))
+        self.transport.close()
+
+
+class DrainingServer(Server):
+    async def shutdown(self, sockets: Any = None) -> None:
+        from core import notifications
+
+        notifications.drain()
+        await super().shutdown(sockets)
+
+
+class Worker(UvicornWorker):
+    CONFIG_KWARGS: dict[str, Any] = {
+        "loop": "uvloop",
+        "http": ProblemHttpToolsProtocol,
+        "lifespan": "on",
+    }
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # In-flight requests get gunicorn's graceful timeout, then are cancelled.
+        self.config.timeout_graceful_shutdown = self.cfg.graceful_timeout
+
+    async def _serve(self) -> None:
+        self.config.app = self.wsgi
+        server = DrainingServer(config=self.config)
+        self._install_sigquit_handler()
+        await server.serve(sockets=self.sockets)
+        if not server.started:
+            sys.exit(Arbiter.WORKER_BOOT_ERROR)

@@ -1,0 +1,219 @@
+"""What the async views that wait (long polls, Server-Sent Events) share.
+
+They are plain Django async views, served by the ASGI server with no thread of their own:
+their short database work runs in a worker thread (`db`), which gives its connection back
+at once, and their waiting is a `core.notifications` subscription. DRF's views are sync,
+so authentication, throttling and problem+json are applied here by `live_view`, with the
+same classes and error shapes as every other endpoint; a DRF view class named with
+`schema` documents each one in the OpenAPI schema.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import Counter
+from collections.abc import AsyncIterator, Awaitable, Callable
+from functools import wraps
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.db import connection
+from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from rest_framework import exceptions
+from rest_framework.request import Request
+from rest_framework.settings import api_settings
+from rest_framework.views import APIView
+
+from core import notifications
+from core.errors import DomainError
+from core.problems import PROBLEM_CONTENT_TYPE, problem_exception_handler, problem_response
+
+
+def _on_server_loop() -> bool:
+    return asyncio.get_running_loop() in notifications._persistent_loops
+
+
+def can_stream() -> bool:
+    """Whether an ASGI server runs this request: only there may a stream stay open.
+    Elsewhere (Django's test client, a WSGI server, which read a whole body before
+    sending it) a stream sends the events there are now and ends."""
+    return _on_server_loop()
+
+
+async def db(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+    """Runs ORM code in a worker thread and hands its connection back to the pool as soon
+    as it is done, so a client that then waits holds no connection. Under a test client
+    (no ASGI server), it runs in the test's own thread and transaction."""
+
+    def call() -> Any:
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            if not connection.in_atomic_block:
+                connection.close()
+
+    return await sync_to_async(call, thread_sensitive=not _on_server_loop())()
+
+
+def problem_from(exc: Exception) -> HttpResponse:
+    """The problem+json response DRF views give for `exc`."""
+    handled = problem_exception_handler(exc, {})
+    if handled is None:
+        raise exc
+    response = JsonResponse(
+        handled.data, status=handled.status_code, content_type=PROBLEM_CONTENT_TYPE
+    )
+    for header, value in handled.items():
+        if header.lower() != "content-type":
+            response[header] = value
+    if response.status_code == 429 and not response.has_header("Retry-After"):
+        response["Retry-After"] = "5"
+    return response
+
+
+class _Caller(APIView):
+    """Only lends DRF's authentication and throttling to `authenticate`."""
+
+
+def _authenticate(request: HttpRequest) -> Request:
+    drf_request = Request(
+        request, authenticators=[cls() for cls in api_settings.DEFAULT_AUTHENTICATION_CLASSES]
+    )
+    view = _Caller()
+    view.request = drf_request
+    view.headers = {}
+    view.format_kwarg = None
+    view.perform_authentication(drf_request)
+    view.check_permissions(drf_request)
+    view.check_throttles(drf_request)
+    return drf_request
+
+
+async def token_still_valid(request: Request) -> bool:
+    """Whether the token the request authenticated with is still good (not revoked,
+    not expired, its user not disabled): checked when the user's sessions change."""
+
+    def check() -> bool:
+        try:
+            _authenticate(request._request)
+        except exceptions.APIException:
+            return False
+        return True
+
+    return await db(check)
+
+
+def live_view(schema: type[APIView]) -> Callable:
+    """Makes `handler(request: Request, **kwargs)` an async Django view: GET only, the
+    caller authenticated and throttled like any API call, errors as problem+json.
+    `schema` (a DRF view whose methods carry `extend_schema`) documents it."""
+
+    def wrap(handler: Callable[..., Awaitable[HttpResponse]]) -> Callable:
+        @wraps(handler)
+        async def view(request: HttpRequest, **kwargs: Any) -> HttpResponse:
+            if request.method != "GET":
+                return problem_response(
+                    405,
+                    "method_not_allowed",
+                    f'Method "{request.method}" not allowed.',
+                    headers={"Allow": "GET"},
+                )
+            try:
+                drf_request = await db(_authenticate, request)
+                return await handler(drf_request, **kwargs)
+            except (exceptions.APIException, DomainError) as exc:
+                return problem_from(exc)
+
+        view.live = True  # served without a per-request thread (config/asgi.py)
+        view.cls = schema  # what drf-spectacular documents
+        view.initkwargs = {}
+        view.csrf_exempt = True
+        return view
+
+    return wrap
+
+
+# --- Server-Sent Events -------------------------------------------------------------------
+
+
+def sse_event(event_id: int, kind: str, data: Any) -> bytes:
+    payload = json.dumps(data, separators=(",", ":"))
+    return f"id: {event_id}\nevent: {kind}\ndata: {payload}\n\n".encode()
+
+
+HEARTBEAT = b": heartbeat\n\n"
+
+
+def sse_response(body: AsyncIterator[bytes]) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(body, content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    # Proxies (nginx) must pass each event on at once, not buffer the stream.
+    response["X-Accel-Buffering"] = "no"
+    return response
+
+
+def resume_position(request: Request, after: int | None) -> int | None:
+    """Where a stream resumes: `Last-Event-ID` (what EventSource sends on reconnecting),
+    else `?after=`; None when neither is given."""
+    last = request._request.headers.get("Last-Event-ID", "").strip()
+    if last:
+        if not last.isascii() or not last.isdigit() or len(last) > 18:
+            raise exceptions.ValidationError(
+                {"Last-Event-ID": ["An event id (a whole number) is required."]}
+            )
+        return int(last)
+    return after
+
+
+class StreamLimit:
+    """Open streams per user in this process; over `settings.STREAMS_PER_USER` a new one
+    is refused with 429."""
+
+    def __init__(self) -> None:
+        self._open: Counter[int] = Counter()
+
+    def open(self, user_id: int) -> StreamSlot:
+        limit = settings.STREAMS_PER_USER
+        if self._open[user_id] >= limit:
+            raise TooManyStreams(
+                f"At most {limit} open event streams per account; close one first."
+            )
+        self._open[user_id] += 1
+        return StreamSlot(self, user_id)
+
+    def count(self, user_id: int) -> int:
+        return self._open[user_id]
+
+    def _release(self, user_id: int) -> None:
+        self._open[user_id] -= 1
+        if self._open[user_id] <= 0:
+            del self._open[user_id]
+
+
+class StreamSlot:
+    """One open stream's place under the limit, given back once: when its body ends, or
+    when the body is dropped unstarted (a client gone before the first byte)."""
+
+    def __init__(self, limit: StreamLimit, user_id: int) -> None:
+        self._limit = limit
+        self.user_id = user_id
+        self._held = True
+
+    def release(self) -> None:
+        if self._held:
+            self._held = False
+            self._limit._release(self.user_id)
+
+    def __del__(self) -> None:
+        self.release()
+
+
+class TooManyStreams(DomainError):
+    code = "too_many_streams"
+    status = 429
+    title = "Too many requests"
+
+
+stream_limit = StreamLimit()

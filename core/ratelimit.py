@@ -1,0 +1,108 @@
+"""Atomic rate limits and login back-off, kept in Redis by Lua scripts.
+
+Why Redis scripts: DRF's cache throttles read a request history, decide and write it
+back, so concurrent requests all read the same history and all pass (30 registrations
+at once made 25 accounts under a limit of 10). A script runs alone in Redis: checking
+and counting are one step, whatever the number of web processes. Redis rather than a
+PostgreSQL upsert: it is already the shared cache, answers in well under a millisecond,
+and throttling every request does not add a write (and its WAL) to the database the
+ledger lives in. Times come from Redis's clock, the same for every web process.
+
+Counters live in the default cache's Redis database (so tests flush them with the
+cache) under the cache's key prefix.
+"""
+
+import secrets
+from dataclasses import dataclass
+
+import redis
+from django.conf import settings
+
+# A sliding window, like DRF's: the request passes if fewer than `limit` passed in the
+# last `window` ms. Returns 0 when it passes, else the ms until the oldest counted one
+# leaves the window.
+_SLIDING_WINDOW = """
+local now = redis.call('TIME')
+local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+local limit, window = tonumber(ARGV[1]), tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now_ms - window)
+if redis.call('ZCARD', KEYS[1]) >= limit then
+  local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  return math.max(1, tonumber(oldest[2]) + window - now_ms)
+end
+redis.call('ZADD', KEYS[1], now_ms, now_ms .. ':' .. ARGV[3])
+redis.call('PEXPIRE', KEYS[1], window)
+return 0
+"""
+
+# Growing back-off: `free` attempts pass at once; each later one must wait until the
+# time the previous attempt set, 1 s after the `free`-th, then 2, 4, ... up to `cap` ms.
+# An attempt counts when it starts (it is unknown yet whether it fails), so concurrent
+# attempts cannot all slip through; a success deletes the key. Returns 0 when the attempt
+# may go ahead, else the ms to wait.
+_BACKOFF = """
+local now = redis.call('TIME')
+local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+local free, cap, memory = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local attempts = tonumber(redis.call('HGET', KEYS[1], 'attempts') or '0')
+local not_before = tonumber(redis.call('HGET', KEYS[1], 'not_before') or '0')
+if attempts >= free and now_ms < not_before then
+  return not_before - now_ms
+end
+attempts = attempts + 1
+if attempts >= free then
+  not_before = now_ms + math.floor(math.min(cap, 1000 * 2 ^ (attempts - free)))
+end
+redis.call('HSET', KEYS[1], 'attempts', attempts, 'not_before', not_before)
+redis.call('PEXPIRE', KEYS[1], memory)
+return 0
+"""
+
+_clients: dict[str, redis.Redis] = {}
+
+
+def _client() -> redis.Redis:
+    location = settings.CACHES["default"]["LOCATION"]
+    if location not in _clients:
+        # Short timeouts: with Redis unreachable a request fails fast (as a 503).
+        _clients[location] = redis.Redis.from_url(
+            location, socket_connect_timeout=2, socket_timeout=2
+        )
+    return _clients[location]
+
+
+def _key(name: str) -> str:
+    prefix = settings.CACHES["default"].get("KEY_PREFIX", "")
+    return f"{prefix}:ratelimit:{name}"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    allowed: bool
+    wait_seconds: float
+
+
+def _verdict(wait_ms: int) -> Verdict:
+    return Verdict(allowed=wait_ms == 0, wait_seconds=wait_ms / 1000)
+
+
+def hit(name: str, *, limit: int, window_seconds: int) -> Verdict:
+    """Counts a request against `limit` per sliding `window_seconds` under `name`; a
+    refused request is not counted."""
+    wait_ms = _client().eval(
+        _SLIDING_WINDOW, 1, _key(name), limit, window_seconds * 1000, secrets.token_hex(6)
+    )
+    return _verdict(int(wait_ms))
+
+
+def backoff_attempt(name: str, *, free: int, max_wait_seconds: int, memory_seconds: int) -> Verdict:
+    """Counts an attempt under `name` (see `_BACKOFF`); attempts are forgotten
+    `memory_seconds` after the last one, or at once by `backoff_reset`."""
+    wait_ms = _client().eval(
+        _BACKOFF, 1, _key(name), free, max_wait_seconds * 1000, memory_seconds * 1000
+    )
+    return _verdict(int(wait_ms))
+
+
+def backoff_reset(name: str) -> None:
+    _client().delete(_key(name))

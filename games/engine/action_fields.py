@@ -1,0 +1,160 @@
+"""Checks of an action's fields and copies of the records both families share."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from .errors import ErrorCode, IllegalAction
+
+
+class PlayState(Protocol):
+    """What the shared checks read of either family's state."""
+
+    n_players: int
+    finished: bool
+    live: tuple[bool, ...]
+
+
+def action_header(state: PlayState, action: object) -> tuple[int, str]:
+    """(seat, type) of an action a live seat may send now; IllegalAction otherwise."""
+    try:  # the usual case first, in one pass; anything else is explained below
+        seat = action["seat"]
+        kind = action["type"]
+        if (
+            type(seat) is int
+            and type(kind) is str
+            and not state.finished
+            and 0 <= seat < state.n_players
+            and state.live[seat]
+        ):
+            return seat, kind
+    except (KeyError, TypeError):
+        pass
+    return _explain_header(state, action)
+
+
+def _explain_header(state: PlayState, action: object) -> tuple[int, str]:
+    """The header checks one by one, for an action the fast path did not accept."""
+    if not isinstance(action, dict):
+        raise IllegalAction(ErrorCode.VALIDATION_ERROR, "an action must be a JSON object")
+    seat = action.get("seat")
+    if type(seat) is not int or not 0 <= seat < state.n_players:
+        raise IllegalAction(
+            ErrorCode.VALIDATION_ERROR, f"seat must be from 0 to {state.n_players - 1}", "seat"
+        )
+    kind = action.get("type")
+    if not isinstance(kind, str):
+        raise IllegalAction(ErrorCode.VALIDATION_ERROR, "type must be a string", "type")
+    check_playing(state, seat)
+    return seat, kind
+
+
+def check_playing(state: PlayState, seat: int) -> None:
+    """The match runs and `seat` is still in it."""
+    if state.finished:
+        raise IllegalAction(ErrorCode.MATCH_OVER, "the match is over")
+    if not state.live[seat]:
+        raise IllegalAction(ErrorCode.ILLEGAL_ACTION, "you are out of this match")
+
+
+def not_your_turn(turn: int) -> IllegalAction:
+    return IllegalAction(ErrorCode.NOT_YOUR_TURN, f"it is seat {turn}'s turn, not yours")
+
+
+def unknown_type(kind: str) -> IllegalAction:
+    return IllegalAction(ErrorCode.VALIDATION_ERROR, f"unknown action type {kind!r}", "type")
+
+
+def req_int(action: dict, name: str) -> int:
+    value = action.get(name)
+    if type(value) is not int:  # rejects bool, float, str, None
+        raise IllegalAction(ErrorCode.VALIDATION_ERROR, f"{name} must be an integer", name)
+    return value
+
+
+def opt_int(action: dict, name: str) -> int | None:
+    if action.get(name) is None:
+        return None
+    return req_int(action, name)
+
+
+def indexes(raw: Any, size: int, name: str) -> tuple[int, ...]:
+    """Validate a list of distinct die indexes into a group of `size` dice."""
+    if not isinstance(raw, list | tuple):
+        raise IllegalAction(
+            ErrorCode.VALIDATION_ERROR, f"{name} must be a list of die indexes", name
+        )
+    seen = set()
+    for i in raw:
+        if type(i) is not int or not 0 <= i < size:
+            raise IllegalAction(
+                ErrorCode.VALIDATION_ERROR,
+                f"{name} must list die indexes from 0 to {size - 1}",
+                name,
+            )
+        if i in seen:
+            raise IllegalAction(ErrorCode.VALIDATION_ERROR, f"{name} lists die {i} twice", name)
+        seen.add(i)
+    return tuple(sorted(seen))
+
+
+def illegal(detail: str, field: str | None = None) -> IllegalAction:
+    return IllegalAction(ErrorCode.ILLEGAL_ACTION, detail, field)
+
+
+def json_copy(value: Any) -> Any:
+    """A deep copy of JSON-like data (dicts, lists, scalars).
+
+    Events leave the engine and the server may annotate them (chips, commitments); the
+    state keeps its own copy so that nothing outside can change a stored state.
+    """
+    if isinstance(value, dict):
+        return {k: json_copy(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_copy(v) for v in value]
+    return value
+
+
+def copy_action(action: dict) -> dict:
+    """A copy of an action record (its only nested values are the `shown`/`hand` lists)."""
+    out = dict(action)
+    for key in ("shown", "hand"):
+        if key in out:
+            out[key] = list(out[key])
+    return out
+
+
+def copy_result(result: dict | None) -> dict | None:
+    """A copy of a round result (nested: bid, losses, gains, actual_hand)."""
+    if result is None:
+        return None
+    out = dict(result)
+    for key in ("bid", "losses", "gains"):
+        out[key] = dict(out[key])
+    if "hand" in out["bid"]:
+        out["bid"]["hand"] = list(out["bid"]["hand"])
+    if out.get("actual_hand") is not None:
+        out["actual_hand"] = list(out["actual_hand"])
+    return out
+
+
+def frozen_evolve(cls: type) -> type:
+    """Give a frozen dataclass a fast `evolve(**changes)` (a copy with fields changed).
+
+    apply() makes a new round and a new state for every action; dataclasses.replace()
+    re-runs __init__ through object.__setattr__ per field, and a frozen __slots__ class
+    pays the same per field. Copying the instance __dict__ is several times cheaper
+    (0.7 us against 1.0-1.9 us for 15 fields on the benchmark host) and keeps the class
+    frozen for everyone else. The classes have no __post_init__, so nothing is skipped.
+    """
+    new = object.__new__
+
+    def evolve(self: Any, **changes: Any) -> Any:
+        obj = new(cls)
+        d = obj.__dict__
+        d.update(self.__dict__)
+        d.update(changes)
+        return obj
+
+    cls.evolve = evolve
+    return cls

@@ -1,0 +1,108 @@
+"""Bots: strategies for both families (`random`, `cautious`, `expert`), the timeout
+policies, random play over the full state and the simulation of many games.
+
+A strategy is `choose(view, legal, rng) -> action`: it gets only `view_for(state, seat)`
+and `legal_actions(state, seat)` (never the hidden state) and returns an action in the
+API shape without "seat" (the caller adds it). Pure: no Django, no clock, no I/O.
+"""
+
+from __future__ import annotations
+
+import random
+
+from ..common_pool.bids import bid_key
+from ..common_pool.rules import COMMON_POOL
+from ..poker_dice.rules import POKER_DICE
+from .common_pool_strategies import cautious_pool, expert_pool
+from .poker_dice_strategies import cautious_poker, expert_poker
+from .view_play import Strategy, entry, random_choice
+
+# The family's strategies by name; the view says which family it is.
+_BY_FAMILY: dict[str, dict[str, Strategy]] = {
+    COMMON_POOL: {"cautious": cautious_pool, "expert": expert_pool},
+    POKER_DICE: {"cautious": cautious_poker, "expert": expert_poker},
+}
+
+
+def random_strategy(view: dict, legal: list[dict], rng: random.Random) -> dict:
+    """Uniform over the legal action types, bids a little above the lowest."""
+    return random_choice(view, legal, rng)
+
+
+def cautious_strategy(view: dict, legal: list[dict], rng: random.Random) -> dict:
+    """Binomial / reroll odds from its own dice; challenges unlikely bids, raises safely."""
+    return _BY_FAMILY[view["family"]]["cautious"](view, legal, rng)
+
+
+def expert_strategy(view: dict, legal: list[dict], rng: random.Random) -> dict:
+    """Infers opponents' dice from their bids, jumps, bluffs a little, uses every option."""
+    return _BY_FAMILY[view["family"]]["expert"](view, legal, rng)
+
+
+STRATEGIES: dict[str, Strategy] = {
+    "random": random_strategy,
+    "cautious": cautious_strategy,
+    "expert": expert_strategy,
+}
+
+
+def choose_action(strategy_name: str, view: dict, legal: list[dict], rng: random.Random) -> dict:
+    """The named strategy's action (API shape, no "seat"). KeyError for an unknown name."""
+    if not legal:
+        raise ValueError("no legal actions: it is not this seat's turn")
+    return STRATEGIES[strategy_name](view, legal, rng)
+
+
+def timeout_policy_action(view: dict, legal: list[dict], rng: random.Random) -> dict:
+    """What a seat does when its human times out: the cautious bot's choice."""
+    return cautious_strategy(view, legal, rng)
+
+
+def challenge_policy_action(view: dict, legal: list[dict]) -> dict:
+    """The `challenge` timeout policy for the seat that sees `view` (its match's options)."""
+    return challenge_or_lowest_bid(legal, view["rules"].get("ones_bids", "half"))
+
+
+def challenge_or_lowest_bid(legal: list[dict], ones_bids: str = "half") -> dict:
+    """The `challenge` timeout policy: challenge the standing bid, else the lowest bid.
+
+    Common pool: the last bidder is the first challenge target. With no bid to challenge
+    (an opening, or after show-and-reroll) the lowest legal bid in the order of
+    `ones_bids` (the match's option). Poker dice: challenge; after accepting, hold every
+    die; then bid the lowest legal hand.
+    """
+    challenge = entry(legal, "challenge")
+    if challenge is not None:
+        action: dict = {"type": "challenge"}
+        if challenge.get("target_seats"):
+            action["target_seat"] = challenge["target_seats"][0]
+        return action
+    bid = entry(legal, "bid")
+    if bid is not None and "min_quantity_by_face" in bid:
+        face, quantity = min(
+            ((int(f), q) for f, q in bid["min_quantity_by_face"].items()),
+            key=lambda fq: bid_key(ones_bids, fq[1], fq[0]),
+        )
+        return {"type": "bid", "quantity": quantity, "face": face}
+    if bid is not None:
+        action = {"type": "bid", "hand": list(bid["min_hand"])}
+        if bid.get("needs_direction"):
+            action["direction"] = "left"
+        return action
+    reroll = entry(legal, "reroll")
+    if reroll is not None:
+        return {"type": "reroll", "hold": reroll.get("hold_required", [0, 1, 2, 3, 4])}
+    return {"type": legal[0]["type"]}
+
+
+__all__ = [
+    "STRATEGIES",
+    "Strategy",
+    "cautious_strategy",
+    "challenge_or_lowest_bid",
+    "challenge_policy_action",
+    "choose_action",
+    "expert_strategy",
+    "random_strategy",
+    "timeout_policy_action",
+]

@@ -1,0 +1,434 @@
+"""Common-pool strategies: `cautious` (binomial odds) and `expert` (inference, jumps, options).
+
+Both read only the seat's view. The count of dice showing a face is split into what the
+seat knows (its own cup and every shown die) and the hidden cups of the other seats; the
+hidden part is a sum of binomials, one per opponent, with a per-die match probability
+that is uniform for `cautious` and shaded by each opponent's bids for `expert`.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ..common_pool.bids import bid_key
+from .view_play import entry, total_dice
+
+# --- probability helpers ---------------------------------------------------------------
+
+
+@lru_cache(maxsize=4096)
+def binomial_pmf(n: int, p: float) -> tuple[float, ...]:
+    """P(X = k) for k = 0..n, X ~ Binomial(n, p)."""
+    q = 1.0 - p
+    return tuple(math.comb(n, k) * p**k * q ** (n - k) for k in range(n + 1))
+
+
+def convolve(a: tuple[float, ...] | list[float], b: tuple[float, ...]) -> list[float]:
+    """Distribution of the sum of two independent counts."""
+    out = [0.0] * (len(a) + len(b) - 1)
+    for i, x in enumerate(a):
+        if x < 1e-12:
+            continue  # negligible mass; skipping it keeps 8x5 tables fast
+        for j, y in enumerate(b):
+            out[i + j] += x * y
+    return out
+
+
+def base_match(face: int, ones_wild: bool) -> float:
+    """Chance that one unseen die counts toward a bid on `face`."""
+    return 1 / 3 if ones_wild and face != 1 else 1 / 6
+
+
+def counts_toward(die: int, face: int, ones_wild: bool) -> bool:
+    return die == face or (ones_wild and face != 1 and die == 1)
+
+
+def has_pair(dice: list[int]) -> bool:
+    return len(set(dice)) < len(dice)
+
+
+def chance_of_pair(known: list[int], hidden: int) -> float:
+    """Chance that `known` dice plus `hidden` fair dice include two equal values."""
+    if has_pair(known):
+        return 1.0
+    free = 6 - len(known)
+    if hidden > free:
+        return 1.0
+    p_distinct = 1.0
+    for i in range(hidden):
+        p_distinct *= (free - i) / 6
+    return 1.0 - p_distinct
+
+
+# --- the table as one seat sees it ----------------------------------------------------
+
+
+@dataclass
+class Table:
+    """What a seat knows in a common-pool round, and the odds of any count."""
+
+    me: int
+    ones_wild: bool
+    ones_bids: str
+    dice_per_player: int
+    cup: list[int]
+    shown: dict[int, list[int]]
+    hidden: dict[int, int]  # opponent seat -> dice still hidden in their cup
+    total: int
+    bid: tuple[int, int] | None
+    bidder: int
+    weights: dict[int, list[float]] | None = None  # opponent -> face weights (index 1..6)
+
+    def __post_init__(self) -> None:
+        self._dist: dict[int, list[float]] = {}
+
+    @classmethod
+    def from_view(cls, view: dict) -> Table:
+        rules = view["rules"]
+        rnd = view["round"]
+        me = view["your_seat"]
+        shown = {int(s): list(d) for s, d in rnd["shown_dice"].items()}
+        hidden = {
+            int(s): c - len(shown.get(int(s), ()))
+            for s, c in rnd["dice_counts"].items()
+            if int(s) != me
+        }
+        bid = rnd["current_bid"]
+        return cls(
+            me=me,
+            ones_wild=rules["ones_wild"] and not rnd.get("palifico", False),
+            ones_bids=rules["ones_bids"],
+            dice_per_player=rules["dice_per_player"],
+            cup=list(rnd.get("your_dice", [])),
+            shown=shown,
+            hidden=hidden,
+            total=total_dice(view),
+            bid=None if bid is None else (bid["quantity"], bid["face"]),
+            bidder=-1 if bid is None else bid["seat"],
+        )
+
+    def set_weights(self, weights: dict[int, list[float]] | None) -> None:
+        """Shade the opponents' dice (expert inference); drops the cached distributions."""
+        self.weights = weights
+        self._dist.clear()
+
+    def known(self, face: int, cup: list[int] | None = None) -> int:
+        """Dice this seat can see that count toward `face` (own cup and all shown dice)."""
+        wild = self.ones_wild
+        n = sum(counts_toward(d, face, wild) for d in (self.cup if cup is None else cup))
+        for dice in self.shown.values():
+            n += sum(counts_toward(d, face, wild) for d in dice)
+        return n
+
+    def match_prob(self, seat: int, face: int) -> float:
+        """Chance that one hidden die of `seat` counts toward `face`."""
+        w = None if self.weights is None else self.weights.get(seat)
+        if w is None:
+            return base_match(face, self.ones_wild)
+        hit = w[face] + (w[1] if self.ones_wild and face != 1 else 0.0)
+        return hit / sum(w[1:])
+
+    def hidden_dist(self, face: int) -> list[float]:
+        """Distribution of the hidden dice that count toward `face`."""
+        dist = self._dist.get(face)
+        if dist is None:
+            dist = [1.0]
+            for seat, n in self.hidden.items():
+                if n > 0:
+                    dist = convolve(dist, binomial_pmf(n, self.match_prob(seat, face)))
+            self._dist[face] = dist
+        return dist
+
+    def p_at_least(
+        self, quantity: int, face: int, fresh: int = 0, known: int | None = None
+    ) -> float:
+        """P(at least `quantity` dice count toward `face` at the reveal).
+
+        `fresh` dice of this seat will be rerolled (show and reroll) and `known` overrides
+        the seat's visible count (for the dice it would keep in view).
+        """
+        need = quantity - (self.known(face) if known is None else known)
+        if need <= 0:
+            return 1.0
+        dist = self.hidden_dist(face)
+        if fresh:
+            dist = convolve(dist, binomial_pmf(fresh, base_match(face, self.ones_wild)))
+        if need >= len(dist):
+            return 0.0
+        return min(1.0, sum(dist[need:]))
+
+    def p_exactly(self, quantity: int, face: int) -> float:
+        need = quantity - self.known(face)
+        dist = self.hidden_dist(face)
+        return dist[need] if 0 <= need < len(dist) else 0.0
+
+    def key(self, quantity: int, face: int) -> int:
+        return bid_key(self.ones_bids, quantity, face)
+
+
+def raise_options(legal: list[dict]) -> dict[int, int]:
+    """{face: lowest legal quantity} from the bid entry (empty when no raise is legal)."""
+    item = entry(legal, "bid")
+    if item is None:
+        return {}
+    return {int(f): q for f, q in item["min_quantity_by_face"].items()}
+
+
+def bid_action(quantity: int, face: int, show: list[int] | None = None) -> dict:
+    action: dict = {"type": "bid", "quantity": quantity, "face": face}
+    if show:
+        action["show"] = show
+    return action
+
+
+def challenge_action(target: int) -> dict:
+    return {"type": "challenge", "target_seat": target}
+
+
+# --- cautious --------------------------------------------------------------------------
+
+OPEN_CONFIDENCE = 0.6  # an opening bid should be at least this likely
+
+
+def opening_bid(table: Table, mins: dict[int, int], confidence: float) -> tuple[int, int]:
+    """The highest bid at least `confidence` likely; ties go to the likelier face."""
+    best: tuple[int, float, int] | None = None
+    for face, low in mins.items():
+        q = low
+        while q < table.total and table.p_at_least(q + 1, face) >= confidence:
+            q += 1
+        p = table.p_at_least(q, face)
+        cand = (q if p >= confidence else 0, p, face)
+        if best is None or cand[:2] > best[:2]:
+            best = cand
+    quantity = max(best[0], mins[best[2]])
+    return quantity, best[2]
+
+
+def likeliest_raise(table: Table, mins: dict[int, int]) -> tuple[float, int, int]:
+    """(probability, quantity, face) of the lowest raise most likely to be true."""
+    best: tuple[float, int, int] | None = None
+    for face, q in mins.items():
+        p = table.p_at_least(q, face)
+        if (
+            best is None
+            or p > best[0] + 1e-9
+            or (abs(p - best[0]) <= 1e-9 and table.key(q, face) < table.key(best[1], best[2]))
+        ):
+            best = (p, q, face)
+    return best
+
+
+def cautious_pool(view: dict, legal: list[dict], rng: random.Random) -> dict:
+    """Challenge when the standing bid is less likely than the best raise; else raise."""
+    table = Table.from_view(view)
+    mins = raise_options(legal)
+    challenge = entry(legal, "challenge")
+    if table.bid is None:
+        return bid_action(*opening_bid(table, mins, OPEN_CONFIDENCE))
+    target = table.bidder if challenge and table.bidder in challenge["target_seats"] else None
+    if not mins:
+        return challenge_action(target if target is not None else _first(challenge))
+    p_raise, q, face = likeliest_raise(table, mins)
+    if target is not None and 1 - table.p_at_least(*table.bid) > p_raise:
+        return challenge_action(target)
+    return bid_action(q, face)
+
+
+def _first(challenge: dict | None) -> int:
+    return challenge["target_seats"][0]
+
+
+# --- expert ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ExpertParams:
+    """Weights of the expert, set by hand and checked with bench/bots.py."""
+
+    first_bid_weight: float = 1.0  # log-odds boost per die for the face of a first bid
+    later_bid_weight: float = 0.5  # ... for later raises (often forced)
+    wild_share: float = 0.5  # ones (wild) are hinted by any number bid, at this share
+    open_confidence: float = 0.6
+    jump_confidence: float = 0.72  # raise above the minimum only if this likely
+    max_jump: int = 3
+    bluff_rate: float = 0.05
+    bluff_floor: float = 0.45  # a bluff must still be this likely
+    show_gain: float = 0.08  # show and reroll only when it makes the raise this much likelier
+    pass_value: float = 0.9
+    passer_honesty: float = 0.6  # share of passers that pass because they have no pair
+
+
+EXPERT = ExpertParams()
+
+
+def infer_weights(view: dict, table: Table, params: ExpertParams) -> dict[int, list[float]]:
+    """Per-opponent face weights from their bids this round (Bayesian-ish, dice independent).
+
+    A bid on face g multiplies the odds of every hidden die of the bidder showing g by
+    exp(weight); the likelihood exp(weight * count_g) factorises over dice, so the dice
+    stay independent and the counts stay a sum of binomials. A reroll (show) resets them.
+    """
+    weights: dict[int, list[float]] = {}
+    seen: set[int] = set()
+    for action in view["round"]["actions"]:
+        seat = action["seat"]
+        if seat == table.me:
+            continue
+        if action["type"] == "show_reroll":
+            weights.pop(seat, None)
+            seen.discard(seat)
+            continue
+        if action["type"] != "bid":
+            continue
+        if "shown" in action:  # before_raise: the bid came from dice now rerolled
+            weights.pop(seat, None)
+            seen.discard(seat)
+            continue
+        w = weights.setdefault(seat, [0.0] + [1.0] * 6)
+        boost = params.first_bid_weight if seat not in seen else params.later_bid_weight
+        seen.add(seat)
+        face = action["face"]
+        w[face] *= math.exp(boost)
+        if table.ones_wild and face != 1:
+            w[1] *= math.exp(boost * params.wild_share)
+    return weights
+
+
+def _show_plan(table: Table, face: int) -> tuple[list[int], int] | None:
+    """Dice to show for a raise on `face` (those counting toward it) and how many reroll."""
+    show = [i for i, d in enumerate(table.cup) if counts_toward(d, face, table.ones_wild)]
+    rest = len(table.cup) - len(show)
+    if not show or rest == 0:
+        return None
+    return show, rest
+
+
+def expert_raise(
+    table: Table, mins: dict[int, int], params: ExpertParams, rng: random.Random
+) -> tuple[float, int, int]:
+    """(probability, quantity, face) of the expert's raise.
+
+    It jumps to the highest bid it still believes at `jump_confidence` (a bid backed by
+    its own dice looks unlikely to a player who cannot see them), else takes the likeliest
+    lowest raise; now and then it bluffs on a face it barely holds.
+    """
+    p, q, face = likeliest_raise(table, mins)
+    if rng.random() < params.bluff_rate:
+        others = [
+            f for f in mins if f != face and table.p_at_least(mins[f], f) >= params.bluff_floor
+        ]
+        if others:
+            f = rng.choice(others)
+            return table.p_at_least(mins[f], f), mins[f], f
+    best = (p, q, face)
+    best_key = table.key(q, face)
+    for f, low in mins.items():
+        top = min(table.total, low + params.max_jump)
+        for qq in range(low, top + 1):
+            pp = table.p_at_least(qq, f)
+            if pp < params.jump_confidence:
+                break
+            k = table.key(qq, f)
+            if k > best_key:
+                best, best_key = (pp, qq, f), k
+    return best
+
+
+def expert_pool(
+    view: dict, legal: list[dict], rng: random.Random, params: ExpertParams = EXPERT
+) -> dict:
+    """Compare challenge, exact, pass, show-and-reroll and raises by their odds."""
+    table = Table.from_view(view)
+    table.set_weights(infer_weights(view, table, params))
+    mins = raise_options(legal)
+    if table.bid is None:
+        return bid_action(*opening_bid(table, mins, params.open_confidence))
+
+    # (value, tie-break order, action): value ~ the chance the action does not cost a die.
+    options: list[tuple[float, int, dict]] = []
+    if mins:
+        options += _raise_options(view, legal, table, mins, params, rng)
+    challenge = entry(legal, "challenge")
+    if challenge:
+        options += _challenge_options(table, challenge["target_seats"], params)
+    if entry(legal, "exact"):
+        p_eq = table.p_exactly(*table.bid)
+        mine = len(table.cup) + len(table.shown.get(table.me, []))
+        bonus = 0.1 if mine < table.dice_per_player else 0.0
+        options.append((p_eq + bonus, 4, {"type": "exact"}))
+    if entry(legal, "pass"):
+        mine = table.cup + table.shown.get(table.me, [])
+        if not has_pair(mine):
+            options.append((params.pass_value, 5, {"type": "pass"}))
+    options.sort(key=lambda o: (-o[0], o[1]))
+    return options[0][2]
+
+
+def _raise_options(
+    view: dict,
+    legal: list[dict],
+    table: Table,
+    mins: dict[int, int],
+    params: ExpertParams,
+    rng: random.Random,
+) -> list[tuple[float, int, dict]]:
+    """The expert's raise (with dice shown when that pays) and a show-and-reroll."""
+    p, q, face = expert_raise(table, mins, params, rng)
+    action = bid_action(q, face)
+    bid_entry = entry(legal, "bid")
+    if bid_entry.get("can_show"):
+        plan = _show_plan(table, face)
+        if plan is not None and plan[0] and len(plan[0]) <= bid_entry["max_show"]:
+            p_show = _p_with_show(table, q, face, plan)
+            if p_show >= p + params.show_gain:
+                action, p = bid_action(q, face, plan[0]), p_show
+    options = [(p, 2, action)]
+    if entry(legal, "show_reroll") and not view["round"]["must_raise"]:
+        best_show = _best_show_reroll(table, mins, legal)
+        if best_show is not None and best_show[0] >= p + params.show_gain:
+            options.append((best_show[0], 3, {"type": "show_reroll", "show": best_show[1]}))
+    return options
+
+
+def _challenge_options(
+    table: Table, targets: list[int], params: ExpertParams
+) -> list[tuple[float, int, dict]]:
+    """Challenging the bidder (the bid is false) or a passer (a pair among their dice)."""
+    options = []
+    if table.bidder in targets:
+        options.append((1 - table.p_at_least(*table.bid), 0, challenge_action(table.bidder)))
+    for seat in targets:
+        if seat == table.bidder:
+            continue
+        known = table.shown.get(seat, [])
+        p_pair = chance_of_pair(known, table.hidden.get(seat, 0))
+        value = p_pair * (1 - params.passer_honesty)
+        options.append((value, 1, challenge_action(seat)))
+    return options
+
+
+def _p_with_show(table: Table, q: int, face: int, plan: tuple[list[int], int]) -> float:
+    """P(raise true) if the seat shows `plan` dice and rerolls the rest of its cup."""
+    kept = [table.cup[i] for i in plan[0]]
+    known = table.known(face, cup=kept)
+    return table.p_at_least(q, face, fresh=plan[1], known=known)
+
+
+def _best_show_reroll(
+    table: Table, mins: dict[int, int], legal: list[dict]
+) -> tuple[float, list[int]] | None:
+    """The show-and-reroll (after_reroll) that most improves the lowest raise on a face."""
+    most = entry(legal, "show_reroll")["max_show"]
+    best: tuple[float, list[int]] | None = None
+    for face, q in mins.items():
+        plan = _show_plan(table, face)
+        if plan is None or len(plan[0]) > most:
+            continue
+        p = _p_with_show(table, q, face, plan)
+        if best is None or p > best[0]:
+            best = (p, plan[0])
+    return best

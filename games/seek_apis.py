@@ -1,0 +1,112 @@
+"""Quick play: seek a table, see your seeks, withdraw one."""
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from core.fields import StrictIntegerField
+from core.idempotency import IDEMPOTENCY_HEADER, IdempotentView, idempotent
+from core.pagination import CursorQuery, cursor_page
+from core.query import parse_query
+from games import matchmaking
+from games.apis import NewestFirst
+from games.models import Seek
+from games.serializers import PRESET_NAMES
+from games.services import seeks
+
+
+class SeekInput(serializers.Serializer):
+    ruleset = serializers.ChoiceField(choices=PRESET_NAMES)
+    players = StrictIntegerField(min_value=2, max_value=8, help_text="Seats at the table.")
+    turn_seconds = StrictIntegerField(min_value=10, max_value=7 * 24 * 3600)
+    buy_in = StrictIntegerField(min_value=0, max_value=1_000_000, required=False, default=0)
+    ante = StrictIntegerField(min_value=0, max_value=1_000_000, required=False, default=0)
+
+    def validate(self, data: dict) -> dict:
+        if data["ante"] > data["buy_in"]:
+            raise serializers.ValidationError({"ante": "The ante cannot exceed the buy-in."})
+        return data
+
+
+class SeekListQuery(CursorQuery):
+    status = serializers.ChoiceField(choices=Seek.Status.values, required=False)
+
+
+class SeekOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    ruleset = serializers.CharField()
+    players = serializers.IntegerField()
+    turn_seconds = serializers.IntegerField()
+    buy_in = serializers.IntegerField()
+    ante = serializers.IntegerField()
+    rating = serializers.FloatField(help_text="Your rating in the preset when you sought.")
+    status = serializers.ChoiceField(choices=Seek.Status.values)
+    match_id = serializers.IntegerField(allow_null=True, help_text="Once matched.")
+    created_at = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField()
+
+
+def _seek(seek: Seek, code: int = status.HTTP_200_OK) -> Response:
+    return Response(SeekOutput(matchmaking.seek_payload(seek)).data, status=code)
+
+
+class SeekListCreateApi(IdempotentView, APIView):
+    @extend_schema(
+        parameters=[SeekListQuery],
+        responses={200: cursor_page("SeekPage", SeekOutput(many=True))},
+        tags=["quick play"],
+        operation_id="seeks_list",
+        summary="Your seeks, newest first",
+        description="Every seek you made, waiting or closed; filter by `status`.",
+    )
+    def get(self, request: Request) -> Response:
+        query = parse_query(request, SeekListQuery)
+        found = matchmaking.seeks_of(user=request.user, status=query.get("status"))
+        paginator = NewestFirst()
+        page = paginator.paginate_queryset(found, request, view=self)
+        return paginator.get_paginated_response(
+            [SeekOutput(matchmaking.seek_payload(s)).data for s in page]
+        )
+
+    @extend_schema(
+        request=SeekInput,
+        responses={201: SeekOutput},
+        parameters=[IDEMPOTENCY_HEADER],
+        tags=["quick play"],
+        summary="Seek a table (quick play)",
+        description="Seeks with the same preset, players, turn time, buy-in and ante are "
+        "paired, nearest rating in the preset first, into a match that starts at once "
+        "(the longest-waiting seeker in seat 0). Comes back `matched` with `match_id` "
+        "when that happens now; else `waiting` until a `seek_matched` account event (and "
+        "webhook), or until `expires_at`. One waiting seek per player (409 "
+        "`already_seeking`).",
+    )
+    @idempotent
+    def post(self, request: Request) -> Response:
+        payload = SeekInput(data=request.data)
+        payload.is_valid(raise_exception=True)
+        seek = seeks.seek_create(user=request.user, **payload.validated_data)
+        return _seek(seek, status.HTTP_201_CREATED)
+
+
+class SeekDetailApi(APIView):
+    @extend_schema(
+        responses={200: SeekOutput},
+        tags=["quick play"],
+        summary="One of your seeks",
+        description="Its status, and `match_id` once it is matched.",
+    )
+    def get(self, request: Request, seek_id: int) -> Response:
+        return _seek(matchmaking.seek_get(seek_id=seek_id, user=request.user))
+
+    @extend_schema(
+        responses={204: None},
+        tags=["quick play"],
+        summary="Withdraw a waiting seek",
+        description="409 `seek_closed` once it is matched, cancelled or expired.",
+    )
+    def delete(self, request: Request, seek_id: int) -> Response:
+        seeks.seek_cancel(seek_id=seek_id, user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -1,0 +1,261 @@
+"""A match's live events: the long poll (`events/?after=&wait=`) and the Server-Sent
+Events stream (`stream/`), both async views that hold no thread and no database
+connection while they wait (see `core.live`, `core.notifications`).
+
+Match events are public (the log never holds a seat's hidden dice), and who may follow
+a match is `selectors.match_get`'s rule, as for every other read. Followers of one match
+in one process share its recent events (`_MatchLog`): when an event wakes a thousand of
+them, the log is read once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpResponse, JsonResponse
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.views import APIView
+
+from accounts.events import SESSIONS_CHANNEL
+from core import notifications
+from core.live import (
+    HEARTBEAT,
+    StreamSlot,
+    can_stream,
+    db,
+    live_view,
+    resume_position,
+    sse_event,
+    sse_response,
+    stream_limit,
+    token_still_valid,
+)
+from core.query import parse_query
+from core.schema import ServerSentEvent, problems
+from games import selectors
+from games.models import Match
+from games.notify import CHANNEL
+from games.serializers import EventsQuery
+from games.shapes import EventsOutput
+
+# How often a waiter re-reads by itself while the listener cannot vouch for silence.
+RECHECK_SECONDS = 5.0
+# Events after which a match writes nothing more.
+FINAL_EVENTS = frozenset({"match_finished", "match_aborted"})
+# Recent events one process keeps per followed match.
+LOG_CACHE = 200
+# Events one answer (or one read of the stream) carries at most.
+EVENTS_PAGE = 200
+ENDED = (Match.Status.FINISHED, Match.Status.ABORTED)
+
+
+def _session_key(user_id: int) -> tuple[str, int]:
+    return (SESSIONS_CHANNEL, user_id)
+
+
+class _MatchLog:
+    """The recent events of one match, shared by its followers in this process. A read
+    is fresh enough for a follower when it started after the follower's subscription or
+    its last wake-up: whatever was committed before those has been read."""
+
+    def __init__(self, match_id: int) -> None:
+        self.match_id = match_id
+        self.followers = 0
+        self.events: list[dict[str, Any]] = []  # consecutive seqs, oldest first
+        self.read_at = -1.0
+        self.lock = asyncio.Lock()
+
+    async def after(self, after: int, fresh_since: float) -> list[dict[str, Any]]:
+        async with self.lock:
+            cached_from = self.events[0]["seq"] - 1 if self.events else None
+            if cached_from is None or after < cached_from:
+                read_at = time.monotonic()
+                events = await db(_events_after, self.match_id, after)
+                self._keep(events, read_at)
+                return events
+            if self.read_at < fresh_since:
+                read_at = time.monotonic()
+                newer = await db(_events_after, self.match_id, self.events[-1]["seq"])
+                self._keep(newer, read_at)
+            return [e for e in self.events if e["seq"] > after][:EVENTS_PAGE]
+
+    def _keep(self, events: list[dict[str, Any]], read_at: float) -> None:
+        if events and self.events and events[0]["seq"] == self.events[-1]["seq"] + 1:
+            self.events.extend(events)
+        elif events:
+            self.events = list(events)
+        self.events = self.events[-LOG_CACHE:]
+        self.read_at = max(self.read_at, read_at)
+
+
+_logs: dict[tuple[asyncio.AbstractEventLoop, int], _MatchLog] = {}
+
+
+class _Following:
+    """A follower's share of its match's log (dropped with the last follower)."""
+
+    def __init__(self, match_id: int) -> None:
+        self.key = (asyncio.get_running_loop(), match_id)
+
+    def __enter__(self) -> _MatchLog:
+        log = _logs.get(self.key) or _logs.setdefault(self.key, _MatchLog(self.key[1]))
+        log.followers += 1
+        return log
+
+    def __exit__(self, *exc: object) -> None:
+        log = _logs[self.key]
+        log.followers -= 1
+        if not log.followers:
+            del _logs[self.key]
+
+
+def _events_after(match_id: int, after: int) -> list[dict[str, Any]]:
+    return selectors.events_after(match=Match(pk=match_id), after=after, limit=EVENTS_PAGE)
+
+
+def _visible_match(match_id: int, request: Request) -> Match:
+    return selectors.match_get(match_id=match_id, user=request.user)
+
+
+# --- the long poll ------------------------------------------------------------------------
+
+
+class MatchEventsSchema(APIView):
+    @extend_schema(
+        parameters=[EventsQuery],
+        responses={200: EventsOutput},
+        tags=["play"],
+        summary="Events after a sequence number (long poll with wait)",
+        description="The match's public events with `seq > after`, oldest first (at most "
+        "200 a call), typed by `type`. With `wait` (seconds, up to 30) the call holds "
+        "until an event exists or the time passes: call again with `after=last_seq`. A "
+        "waiting call holds no server thread.",
+    )
+    def get(self, request: Request, match_id: int) -> None:
+        """Documents `match_events`."""
+
+
+@live_view(MatchEventsSchema)
+async def match_events(request: Request, match_id: int) -> HttpResponse:
+    query = parse_query(request, EventsQuery)
+    after, wait = query["after"], query["wait"]
+    await db(_visible_match, match_id, request)
+    deadline = time.monotonic() + wait
+    hub = notifications.hub()
+    async with hub.subscribe((CHANNEL, match_id)) as sub:
+        with _Following(match_id) as log:
+            fresh_since = time.monotonic()
+            events = await log.after(after, fresh_since)
+            while not events and not sub.closing:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                if sub.reliable:
+                    woken = await sub.wait(remaining)
+                else:
+                    woken = await sub.wait(min(remaining, RECHECK_SECONDS)) or True
+                if not woken:
+                    break  # the listener vouches that nothing was written
+                fresh_since = time.monotonic()
+                events = await log.after(after, fresh_since)
+    last = events[-1]["seq"] if events else after
+    return JsonResponse({"events": events, "last_seq": last})
+
+
+# --- the event stream ---------------------------------------------------------------------
+
+
+class StreamQuery(serializers.Serializer):
+    after = serializers.IntegerField(
+        min_value=0, required=False, help_text="Resume after this event id (Last-Event-ID wins)."
+    )
+
+
+LAST_EVENT_ID = OpenApiParameter(
+    "Last-Event-ID",
+    type=int,
+    location=OpenApiParameter.HEADER,
+    required=False,
+    description="The id of the last event received: the stream resumes after it.",
+)
+
+
+class MatchStreamSchema(APIView):
+    @extend_schema(
+        parameters=[StreamQuery, LAST_EVENT_ID],
+        responses={
+            (200, "text/event-stream"): OpenApiResponse(
+                response=ServerSentEvent,
+                description=(
+                    "Server-Sent Events: `id: <seq>`, `event: <type>`, `data: <the event "
+                    "as JSON>` for every event of the match log after the resume point, "
+                    "oldest first; a `: heartbeat` comment every 15 s; the stream ends "
+                    "after the match's final events (`match_finished`, `match_aborted`)."
+                ),
+            )
+        },
+        tags=["play"],
+        summary="The match's events as they happen (Server-Sent Events)",
+        extensions=problems({429: ["too_many_streams"]}),
+    )
+    def get(self, request: Request, match_id: int) -> None:
+        """Documents `match_stream`."""
+
+
+@live_view(MatchStreamSchema)
+async def match_stream(request: Request, match_id: int) -> HttpResponse:
+    query = parse_query(request, StreamQuery)
+    after = resume_position(request, query.get("after")) or 0
+    match = await db(_visible_match, match_id, request)
+    slot = stream_limit.open(request.user.pk)
+    return sse_response(_match_stream_body(request, slot, match, after))
+
+
+async def _match_stream_body(
+    request: Request, slot: StreamSlot, match: Match, after: int
+) -> AsyncIterator[bytes]:
+    user_id = request.user.pk
+    heartbeat = settings.STREAM_HEARTBEAT_SECONDS
+    ended = match.status in ENDED
+    hub = notifications.hub()
+    try:
+        async with hub.subscribe((CHANNEL, match.pk), _session_key(user_id)) as sub:
+            with _Following(match.pk) as log:
+                fresh_since = time.monotonic()
+                beat_due = fresh_since + heartbeat
+                read = True
+                while not sub.closing:
+                    if read:
+                        events = await log.after(after, fresh_since)
+                        for event in events:
+                            yield sse_event(event["seq"], event["type"], event)
+                            after = event["seq"]
+                            ended = ended or event["type"] in FINAL_EVENTS
+                        if events:
+                            continue  # a full page, maybe: read on before waiting
+                        if ended or not can_stream():
+                            return
+                    timeout = beat_due - time.monotonic()
+                    if not sub.reliable:
+                        timeout = min(timeout, RECHECK_SECONDS)
+                    woken = await sub.wait(timeout)
+                    if sub.take_woken(*_session_key(user_id)) and not await token_still_valid(
+                        request
+                    ):
+                        return
+                    now = time.monotonic()
+                    if not woken and now >= beat_due:
+                        yield HEARTBEAT
+                        beat_due = now + heartbeat
+                    # Silence the listener vouches for needs no read.
+                    read = woken or not sub.reliable
+                    if read:
+                        fresh_since = now
+    finally:
+        slot.release()

@@ -1,0 +1,145 @@
+"""The server's bots: no registration can take a bot's seat or its chips, and bots staked
+by the house let any number of tables seat one bot at once."""
+
+import threading
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+
+from accounts.models import User
+from games.models import Match
+from games.services.bot_players import server_bot
+from ledger.models import Account, AccountKind, Transfer, TransferKind
+from ledger.selectors import wallet_balance
+from ledger.services import signup_grant
+from tests.conftest import client_for
+from tests.factories import STRONG_PASSWORD, PlayerFactory
+from tests.games.helpers import MATCHES
+
+REGISTER = "/api/v1/auth/register/"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", ["bot-random-2", "BOT-CAUTIOUS-2", "Bot-expert", "bot_random"])
+def test_registration_refuses_a_bot_name_in_any_case(api_client, name):
+    response = api_client.post(
+        REGISTER, {"username": name, "password": STRONG_PASSWORD}, format="json"
+    )
+    assert response.status_code == 400, response.content
+    assert response.json()["errors"][0]["code"] == "username_reserved"
+    assert not User.objects.filter(username__iexact=name).exists()
+
+
+@pytest.mark.django_db
+def test_an_account_named_like_a_bot_is_never_seated_as_one():
+    """Accounts registered under bot names before the names were reserved."""
+    squatters = [PlayerFactory(username=n) for n in ("bot-random", "bot-random-1", "bot-random-2")]
+    before = {s.pk: wallet_balance(user=s) for s in squatters}
+    creator = PlayerFactory()
+    response = client_for(creator).post(
+        MATCHES,
+        {
+            "ruleset": "classic",
+            "max_players": 5,
+            "turn_seconds": 60,
+            "buy_in": 100,
+            "bots": [{"strategy": "random"}] * 3,
+        },
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    match = Match.objects.get(pk=response.json()["id"])
+    bots = [s.player for s in match.seats.select_related("player") if s.seat > 0]
+    assert len(bots) == 3
+    assert all(b.bot_strategy == "random" and not b.has_usable_password() for b in bots)
+    assert not {b.pk for b in bots} & set(before)
+    # Leaving the lobby would keep whatever the squatters were given: nothing is.
+    assert {s.pk: wallet_balance(user=s) for s in squatters} == before
+
+
+@pytest.mark.django_db
+def test_a_case_variant_of_a_bot_name_does_not_break_bot_seating():
+    PlayerFactory(username="BOT-CAUTIOUS-2")
+    creator = PlayerFactory()
+    response = client_for(creator).post(
+        MATCHES,
+        {
+            "ruleset": "classic",
+            "max_players": 4,
+            "turn_seconds": 60,
+            "bots": [{"strategy": "cautious"}] * 3,
+        },
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    names = [s["player"]["username"] for s in response.json()["seats"]]
+    assert len({n.lower() for n in names}) == 4
+    assert "BOT-CAUTIOUS-2" not in names
+    assert all(p["is_bot"] for p in (s["player"] for s in response.json()["seats"][1:]))
+
+
+@pytest.mark.django_db
+def test_bot_stakes_come_from_the_house_and_return_to_it():
+    creator = PlayerFactory()
+    response = client_for(creator).post(
+        MATCHES,
+        {
+            "ruleset": "classic",
+            "max_players": 2,
+            "turn_seconds": 60,
+            "buy_in": 50,
+            "bots": [{"strategy": "random"}],
+        },
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    bot = User.objects.get(pk=response.json()["seats"][1]["player"]["id"])
+    buy_in = Transfer.objects.get(kind=TransferKind.BUY_IN, credit__user=bot)
+    assert buy_in.debit.kind == AccountKind.HOUSE
+    assert buy_in.amount == 50
+    assert wallet_balance(user=bot) == 0
+    assert not Account.objects.filter(kind=AccountKind.WALLET, user=bot, balance__gt=0).exists()
+
+
+def _race(calls) -> list:
+    barrier = threading.Barrier(len(calls))
+    results: list = [None] * len(calls)
+
+    def run(i, call):
+        try:
+            barrier.wait()
+            results[i] = call()
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_ten_tables_started_at_once_against_one_bot_all_start():
+    """Each table starts at once (two seats: the creator and the bot), so ten buy-ins for
+    the same bot account race. A bot wallet holding two buy-ins (chips a bot once had)
+    made eight of the ten fail with 409 insufficient_chips."""
+    bot = server_bot("cautious")
+    signup_grant(user=bot, amount=800)
+    clients = [client_for(PlayerFactory()) for _ in range(10)]
+    body = {
+        "ruleset": "classic",
+        "max_players": 2,
+        "turn_seconds": 60,
+        "buy_in": 400,
+        "bots": [{"strategy": "cautious"}],
+    }
+    responses = _race([lambda c=c: c.post(MATCHES, body, format="json") for c in clients])
+    assert [r.status_code for r in responses] == [201] * 10, [r.content for r in responses]
+    assert {r.json()["status"] for r in responses} == {"active"}
+    assert {r.json()["seats"][1]["player"]["id"] for r in responses} == {bot.pk}
+    assert wallet_balance(user=bot) == 800
+    call_command("ledger_check")

@@ -1,0 +1,372 @@
+"""People playing through the page at `/` in real headless Chromium (Debian's `chromium`
+and `chromium-driver`; without them these tests fail rather than skip): sign up, create
+a match against bots and play it to the end, for a common-pool preset and for poker dice,
+with every round's dice commitments verified in the browser; and two people playing
+each other turn by turn, each seeing the other's move without a reload.
+
+Screenshots at desktop and phone width go to test-screenshots/ (git-ignored)."""
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from games.models import Match, RoundRecord
+from tests.browser import start_chromium
+from tests.celery.conftest import Processes
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = ROOT / "test-screenshots"
+PASSWORD = "a-long-passphrase-42"
+DESKTOP = (1280, 1000)
+PHONE = (390, 844)
+
+
+@pytest.fixture
+def open_browser():
+    """Opens headless Chromium windows of a given size; each logs its network requests."""
+    opened = []
+
+    def open_one(size=DESKTOP):
+        logs = {"goog:loggingPrefs": {"performance": "ALL", "browser": "ALL"}}
+        driver, profile = start_chromium(size, capabilities=logs)
+        opened.append((driver, profile))
+        emulate(driver, size)
+        return driver
+
+    yield open_one
+    for driver, profile in opened:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture
+def bot_worker(transactional_db, tmp_path):
+    """A real Celery worker: the bots play their turns through it."""
+    processes = Processes(tmp_path)
+    processes.start_worker()
+    yield processes
+    processes.stop_all()
+
+
+def emulate(driver, size: tuple[int, int]) -> None:
+    """The viewport at `size` (a window cannot be narrower than 500 px; a phone's is)."""
+    metrics = {"width": size[0], "height": size[1], "deviceScaleFactor": 1, "mobile": size[0] < 500}
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+    driver.viewport = size
+
+
+# --- driving the page ------------------------------------------------------------------
+
+
+def by_testid(testid: str) -> str:
+    return f'[data-testid="{testid}"]'
+
+
+def wait(driver, predicate, seconds: float = 20, message: str = ""):
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    def check(d):
+        try:
+            return predicate(d)
+        except StaleElementReferenceException:
+            return False
+
+    try:
+        return WebDriverWait(driver, seconds, poll_frequency=0.1).until(check)
+    except Exception as error:
+        raise AssertionError(
+            f"{message or 'page state'} not reached; {page_state(driver)}"
+        ) from error
+
+
+def page_state(driver) -> str:
+    return driver.execute_script(
+        "const t = document.querySelector('[data-testid=turn-indicator]');"
+        "const f = document.getElementById('flash');"
+        "return JSON.stringify({hash: location.hash, turn: t && t.textContent,"
+        " flash: f && f.textContent});"
+    )
+
+
+def turn_state(driver) -> dict:
+    """The turn indicator's state: yourTurn "true"/"false", status, or {} before it shows."""
+    return driver.execute_script(
+        "const t = document.querySelector('[data-testid=turn-indicator]');"
+        "return t ? Object.assign({text: t.textContent}, t.dataset) : {};"
+    )
+
+
+def present(driver, testid: str):
+    found = driver.find_elements("css selector", by_testid(testid))
+    return found[0] if found else None
+
+
+def sign_up(driver, base_url: str, username: str) -> None:
+    driver.get(base_url + "/")
+    wait(driver, lambda d: present(d, "signup-username"), message="sign-up form")
+    present(driver, "signup-username").send_keys(username)
+    present(driver, "signup-password").send_keys(PASSWORD)
+    present(driver, "signup-submit").click()
+    wait(driver, lambda d: present(d, "create-match"), message="lobby after sign-up")
+    # Marks this page load: still there at the end, so nothing reloaded the page.
+    driver.execute_script("window.__loadedOnce = true;")
+
+
+def create_match(driver, ruleset: str, *, bots: int = 0, options: dict | None = None) -> int:
+    from selenium.webdriver.support.ui import Select
+
+    Select(present(driver, "ruleset-select")).select_by_value(ruleset)
+    for name, value in (options or {}).items():
+        control = driver.find_element("css selector", f'.options [name="{name}"]')
+        control.clear()
+        control.send_keys(str(value))
+    for _ in range(bots):
+        present(driver, "add-bot").click()
+    present(driver, "create-match").click()
+    wait(driver, lambda d: "#/match/" in d.current_url, message="match page")
+    return int(driver.current_url.rsplit("/", 1)[-1])
+
+
+def take_turn(driver) -> str | None:
+    """Plays one turn the quickest way to the end: call liar when allowed, else the
+    lowest bid the controls offer (or shake, in poker dice). Returns what it did, or None
+    when the table was re-drawn under it."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+    from selenium.webdriver.support.expected_conditions import staleness_of
+
+    try:
+        controls = driver.find_element("css selector", ".controls")
+        for testid in ("challenge", "reroll", "bid-submit"):
+            button = present(driver, testid)
+            if button is not None:
+                button.click()
+                wait(driver, staleness_of(controls), message=f"the page after {testid}")
+                return testid
+    except (StaleElementReferenceException, NoSuchElementException):
+        # A live event re-drew the table between finding a control and clicking it:
+        # nothing was played; the caller waits for the turn again.
+        return None
+    raise AssertionError(f"no control to play; {page_state(driver)}")
+
+
+def play_to_the_end(driver, match_id: int, *, screenshot_as: str, limit_seconds: float = 240):
+    deadline = time.monotonic() + limit_seconds
+    moves = []
+    while time.monotonic() < deadline:
+        state = wait(
+            driver,
+            lambda d: (
+                (s := turn_state(d))
+                and (s.get("yourTurn") == "true" or s.get("status") != "active")
+                and s
+            ),
+            seconds=60,
+            message="my turn or the end",
+        )
+        if state.get("status") != "active":
+            return moves
+        if len(moves) == 1:
+            save_screenshot(driver, f"{screenshot_as}-table")
+        move = take_turn(driver)
+        if move is not None:
+            moves.append(move)
+    raise AssertionError(f"match {match_id} did not end; {page_state(driver)}")
+
+
+def save_screenshot(driver, name: str) -> None:
+    SCREENSHOTS.mkdir(exist_ok=True)
+    driver.execute_script("window.scrollTo(0, 0)")
+    width = driver.viewport[0]
+    height = driver.execute_script("return document.documentElement.scrollHeight")
+    # The whole page, not only the window: the viewport grows to the page's height.
+    emulate(driver, (width, max(height, driver.viewport[1])))
+    try:
+        driver.save_screenshot(str(SCREENSHOTS / f"{name}-{width}px.png"))
+    finally:
+        emulate(driver, (width, DESKTOP[1] if width >= 500 else PHONE[1]))
+
+
+def assert_rounds_verified(driver, match_id: int) -> None:
+    """Every finished round's commitments, as the page's replay checks them: one
+    "verified" mark per seat (per box in poker dice), none failing."""
+    from selenium.webdriver.support.ui import Select
+
+    records = list(RoundRecord.objects.filter(match_id=match_id).order_by("number"))
+    assert records
+    driver.find_element("css selector", f'a[href="#/match/{match_id}/replay"]').click()
+    rounds = wait(
+        driver,
+        lambda d: d.find_elements("css selector", 'select[aria-label="Round"]'),
+        message="the replay",
+    )[0]
+    for index, row in enumerate(records):
+        Select(rounds).select_by_value(str(index))
+        wait(
+            driver,
+            lambda d, n=row.record["number"]: (
+                f"Round {n} ·" in d.find_element("css selector", ".replay h2").text
+            ),
+            message=f"round {row.number} in the replay",
+        )
+        present(driver, "replay-reveal") and present(driver, "replay-reveal").click()
+        marks = wait(
+            driver,
+            lambda d: d.find_elements("css selector", by_testid("commitment-verified")),
+            message="commitment marks",
+        )
+        states = {m.get_attribute("data-seat"): m.get_attribute("data-state") for m in marks}
+        assert set(states) == set(row.record["dice"]), states
+        assert set(states.values()) == {"verified"}, states
+
+
+def requested_paths(driver) -> set[str]:
+    from urllib.parse import urlsplit
+
+    paths = set()
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            url = urlsplit(message["params"]["request"]["url"])
+            if url.scheme in ("http", "https"):
+                paths.add(url.path)
+    return paths
+
+
+def assert_only_the_api_was_used(driver) -> None:
+    """The page reads nothing but its own files and the public API."""
+    paths = requested_paths(driver)
+    assert "/api/v1/auth/register/" in paths or "/api/v1/auth/token/" in paths
+    others = {p for p in paths if p != "/" and not p.startswith(("/static/", "/api/v1/"))}
+    assert others <= {"/favicon.ico"}, others
+
+
+def assert_no_script_errors(driver) -> None:
+    severe = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    # A 4xx the page handled (a stale version, say) is logged by Chromium as a failed load.
+    assert not [e for e in severe if "Failed to load resource" not in e["message"]], severe
+
+
+# --- the tests -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "bots"), [("milton_bradley", 1), ("poker_dice", 1)], ids=["common-pool", "poker"]
+)
+def test_a_person_plays_bots_to_the_end_with_dice_verified(
+    live_asgi, bot_worker, open_browser, ruleset, bots
+):
+    driver = open_browser(DESKTOP)
+    sign_up(driver, live_asgi.url, f"ada-{ruleset[:5]}")
+    match_id = create_match(driver, ruleset, bots=bots)
+    assert Match.objects.get(pk=match_id).status == Match.Status.ACTIVE  # full: started
+
+    moves = play_to_the_end(driver, match_id, screenshot_as=ruleset)
+    match = Match.objects.get(pk=match_id)
+    assert match.status == Match.Status.FINISHED
+    assert moves
+    state = turn_state(driver)
+    assert state["status"] == "finished" and "Match over" in state["text"]
+    # The last round's result is on the table with every seat's dice checked.
+    last = RoundRecord.objects.filter(match=match).order_by("-number").first()
+    result = wait(
+        driver,
+        lambda d: (
+            (r := present(d, "round-result"))
+            and r.get_attribute("data-round") == str(last.number)
+            and r
+        ),
+        message="the last round's result",
+    )
+    marks = result.find_elements("css selector", by_testid("commitment-verified"))
+    assert {m.get_attribute("data-state") for m in marks} == {"verified"}
+    assert len(marks) == len(last.record["dice"])
+    save_screenshot(driver, f"{ruleset}-finished")
+
+    assert_rounds_verified(driver, match_id)
+    save_screenshot(driver, f"{ruleset}-replay")
+    assert driver.execute_script("return window.__loadedOnce === true")
+    assert_only_the_api_was_used(driver)
+    assert_no_script_errors(driver)
+    call_command("ledger_check")
+
+
+def test_two_people_play_each_other_turn_by_turn_without_reloading(live_server, open_browser):
+    from selenium.webdriver.support.ui import Select
+
+    ann = open_browser(DESKTOP)
+    bob = open_browser(PHONE)
+    sign_up(ann, live_server.url, "ann")
+    sign_up(bob, live_server.url, "bob")
+    save_screenshot(bob, "lobby")
+    match_id = create_match(ann, "wild_ones", options={"dice_per_player": 3})
+    wait(ann, lambda d: present(d, "start-match"), message="the open table")
+
+    # Bob finds the match in his lobby (refreshed live) and joins; the match fills and
+    # starts, and Ann's open table turns into the game table by itself.
+    wait(bob, lambda d: present(d, "join-match"), message="the open match in bob's lobby")
+    present(bob, "join-match").click()
+    wait(bob, lambda d: turn_state(d).get("status") == "active", message="bob's table")
+    wait(ann, lambda d: turn_state(d).get("status") == "active", message="ann's table")
+
+    players = {"ann": ann, "bob": bob}
+    first = next(n for n, d in players.items() if turn_state(d)["yourTurn"] == "true")
+    second = "bob" if first == "ann" else "ann"
+    opener, other = players[first], players[second]
+    assert turn_state(other)["yourTurn"] == "false"
+
+    # The opener bids; the other sees the bid and their turn arrive without a reload.
+    Select(present(opener, "bid-face")).select_by_value("3")
+    quantity = present(opener, "bid-quantity")
+    assert quantity.get_attribute("min") == "1" and quantity.get_attribute("max") == "6"
+    quantity.clear()
+    quantity.send_keys("2")
+    present(opener, "bid-submit").click()
+    wait(other, lambda d: turn_state(d).get("yourTurn") == "true", message="the other's turn")
+    assert "2 \N{MULTIPLICATION SIGN} 3s" in other.find_element("css selector", ".bid").text
+    assert Select(present(other, "bid-face")).first_selected_option.get_attribute("value") == "3"
+    assert present(other, "bid-quantity").get_attribute("min") == "3"
+
+    # Table talk reaches the other side too.
+    present(other, "chat-input").send_keys("Two threes? Bold.")
+    present(other, "chat-send").click()
+    wait(opener, lambda d: "Two threes? Bold." in d.find_element("css selector", ".chat-log").text)
+
+    # The other raises; the opener sees it and calls liar; both see the same verified result.
+    present(other, "bid-submit").click()
+    wait(opener, lambda d: turn_state(d).get("yourTurn") == "true", message="the opener's turn")
+    assert "3 \N{MULTIPLICATION SIGN} 3s" in opener.find_element("css selector", ".bid").text
+    save_screenshot(players["bob"], "table")
+    present(opener, "challenge").click()
+    for driver in (ann, bob):
+        wait(
+            driver,
+            lambda d: d.find_elements("css selector", by_testid("commitment-verified")),
+            message="the round result",
+        )
+        marks = driver.find_elements("css selector", by_testid("commitment-verified"))
+        assert [m.get_attribute("data-state") for m in marks] == ["verified", "verified"]
+    save_screenshot(players["bob"], "round-result")
+
+    # Then on, turn by turn, to the end of the match.
+    deadline = time.monotonic() + 180
+    while Match.objects.get(pk=match_id).status == Match.Status.ACTIVE:
+        assert time.monotonic() < deadline, page_state(ann) + page_state(bob)
+        for driver in (ann, bob):
+            if turn_state(driver).get("yourTurn") == "true":
+                take_turn(driver)
+        time.sleep(0.2)
+    for driver in (ann, bob):
+        wait(driver, lambda d: turn_state(d).get("status") == "finished", message="the end")
+        assert driver.execute_script("return window.__loadedOnce === true")
+        assert_only_the_api_was_used(driver)
+        assert_no_script_errors(driver)
+    save_screenshot(ann, "h2h-finished")
+    assert_rounds_verified(bob, match_id)
+    call_command("ledger_check")

@@ -1,0 +1,375 @@
+// The play page: a small router over views built only on the public API.
+
+import { api, ApiError, session } from "./api.js";
+import { field, h, replace, select } from "./dom.js";
+import { followAccount } from "./live.js";
+import { renderMatch, renderReplay } from "./table.js";
+
+const view = document.getElementById("view");
+const nav = document.getElementById("nav");
+const flashBox = document.getElementById("flash");
+
+export const app = { me: null, cleanup: [], yourTurn: new Map(), myMatches: [] };
+let account = null;
+let rulesets = null;
+
+// Choices of the enumerated rule options (docs/RULES.md sections 1-3).
+const OPTION_CHOICES = {
+  ones_bids: ["half", "face", "forbidden", "perudo"],
+  loss: ["difference", "one"],
+  exact_outcome: ["others_lose_one", "challenger_loses_one"],
+  first_opener: ["random", "creator", "roll_off"],
+  next_opener: ["challenge_winner", "round_loser", "challenger"],
+  show_and_reroll: ["off", "after_reroll", "before_raise"],
+};
+const OPTION_RANGES = { dice_per_player: [1, 10], lives: [1, 10] };
+const STRATEGIES = ["cautious", "expert", "random"];
+const TURN_TIMES = [
+  [30, "30 seconds"], [60, "1 minute"], [120, "2 minutes"], [300, "5 minutes"],
+  [900, "15 minutes"], [3600, "1 hour"], [86400, "1 day"], [259200, "3 days"],
+];
+
+export function flash(message, kind = "info") {
+  replace(flashBox, message ? h("p", { class: `flash ${kind}` }, message) : null);
+  if (message && kind !== "error") setTimeout(() => flashBox.textContent === message && replace(flashBox), 4000);
+}
+
+export function errorText(error) {
+  if (!(error instanceof ApiError)) return `Network problem: ${error.message}`;
+  const fields = (error.problem.errors || []).map((e) => `${e.field ? e.field + ": " : ""}${e.detail}`);
+  return [error.message, ...fields].join(" ");
+}
+
+export function go(hash) {
+  if (location.hash === hash) route();
+  else location.hash = hash;
+}
+
+export function onLeave(fn) {
+  app.cleanup.push(fn);
+}
+
+async function route() {
+  for (const fn of app.cleanup.splice(0)) fn();
+  if (!session.token) {
+    app.me = null;
+    account?.stop();
+    account = null;
+    renderNav();
+    return renderAuth();
+  }
+  if (!app.me) {
+    try {
+      app.me = await api("me/");
+    } catch (error) {
+      session.clear();
+      flash(errorText(error), "error");
+      return route();
+    }
+  }
+  if (!account) account = followAccount(onAccountEvent, refreshMyMatches);
+  renderNav();
+  const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean);
+  try {
+    if (parts[0] === "match" && parts[2] === "replay") return await renderReplay(view, Number(parts[1]));
+    if (parts[0] === "match") return await renderMatch(view, Number(parts[1]));
+    if (parts[0] === "profile") return await renderProfile(parts[1] ? decodeURIComponent(parts[1]) : app.me.username);
+    return await renderLobby();
+  } catch (error) {
+    replace(view, h("p", { class: "error" }, errorText(error)));
+  }
+}
+
+export async function refreshMe() {
+  app.me = await api("me/");
+  renderNav();
+}
+
+function renderNav() {
+  if (!app.me) return replace(nav);
+  const waiting = [...app.yourTurn.values()].filter(Boolean).length;
+  replace(
+    nav,
+    h("a", { href: "#/" }, "Lobby", waiting ? h("span", { class: "badge", title: "matches waiting for you" }, waiting) : null),
+    h("a", { href: "#/profile" }, "Profile"),
+    h("span", { class: "who" }, `${app.me.username} · ${app.me.chips} chips`),
+    h("button", { type: "button", class: "link", onclick: logout }, "Log out"),
+  );
+}
+
+async function logout() {
+  try {
+    await api("auth/token/", { method: "DELETE" });
+  } catch {
+    // The token is dropped here whatever the server said.
+  }
+  session.clear();
+  app.yourTurn.clear();
+  go("#/");
+}
+
+window.addEventListener("liarsdice:logged-out", () => {
+  flash("Your session ended: please log in again.", "error");
+  route();
+});
+
+// --- sign up / log in ----------------------------------------------------------------
+
+function renderAuth() {
+  const authForm = (title, kind, submitText) => {
+    const username = h("input", { name: "username", autocomplete: "username", required: true, maxlength: 150, testid: `${kind}-username` });
+    const password = h("input", {
+      type: "password", name: "password", required: true, testid: `${kind}-password`,
+      autocomplete: kind === "signup" ? "new-password" : "current-password",
+    });
+    const onsubmit = async (event) => {
+      event.preventDefault();
+      const body = { username: username.value.trim(), password: password.value };
+      try {
+        const answer = await api(kind === "signup" ? "auth/register/" : "auth/token/", { method: "POST", body });
+        session.save(answer.token);
+        app.me = null;
+        flash(kind === "signup" ? `Welcome, ${body.username}!` : "");
+        go("#/");
+      } catch (error) {
+        flash(errorText(error), "error");
+      }
+    };
+    return h(
+      "form", { class: "card auth", onsubmit, "aria-label": title },
+      h("h2", {}, title),
+      field("Username", username),
+      field("Password", password, kind === "signup" ? "At least 8 characters, not too common." : null),
+      h("button", { type: "submit", testid: `${kind}-submit` }, submitText),
+    );
+  };
+  replace(
+    view,
+    h("section", { class: "intro" }, h("h1", {}, "Liar's Dice"),
+      h("p", {}, "Bid on dice nobody can see, call liar, and check afterwards that the server never changed a die.")),
+    h("div", { class: "columns" }, authForm("Sign up", "signup", "Create account"), authForm("Log in", "login", "Log in")),
+  );
+}
+
+// --- account-wide: my matches and "your turn" ----------------------------------------
+
+let refreshTimer = null;
+function onAccountEvent(event) {
+  if (event.type === "your_turn" && event.data?.match) app.yourTurn.set(Number(event.data.match), true);
+  renderNav();
+  clearTimeout(refreshTimer);
+  refreshTimer = setTimeout(refreshMyMatches, 300);
+}
+
+export async function refreshMyMatches() {
+  const [active, open] = await Promise.all([
+    api("matches/?mine=true&status=active&page_size=50"),
+    api("matches/?mine=true&status=open&page_size=50"),
+  ]);
+  app.myMatches = [...active.results, ...open.results];
+  const details = await Promise.all(active.results.slice(0, 20).map((m) => api(`matches/${m.id}/`).catch(() => null)));
+  app.yourTurn.clear();
+  for (const m of details.filter(Boolean)) {
+    app.yourTurn.set(m.id, m.legal_actions.length > 0 && m.round?.turn_seat === m.your_seat);
+  }
+  renderNav();
+  renderMyMatches();
+}
+
+export function setYourTurn(matchId, value) {
+  if (app.yourTurn.get(matchId) === value) return;
+  app.yourTurn.set(matchId, value);
+  renderNav();
+  renderMyMatches();
+}
+
+function matchLine(m, actions) {
+  const others = m.players.filter((p) => p.id !== app.me?.id).map((p) => p.username);
+  return h(
+    "li", { class: "match-line", dataset: { matchId: m.id } },
+    h("a", { href: `#/match/${m.id}` }, `#${m.id} ${m.ruleset}`),
+    h("span", { class: "muted" }, ` ${m.status} · ${m.players.length}/${m.max_players} seats`,
+      others.length ? ` · with ${others.join(", ")}` : "",
+      m.buy_in ? ` · buy-in ${m.buy_in}` : ""),
+    app.yourTurn.get(m.id) ? h("span", { class: "your-turn", testid: "your-turn-mark" }, "Your turn") : null,
+    actions,
+  );
+}
+
+function renderMyMatches() {
+  const box = document.getElementById("my-matches");
+  if (!box) return;
+  replace(
+    box,
+    app.myMatches.length
+      ? h("ul", { class: "plain" }, app.myMatches.map((m) => matchLine(m)))
+      : h("p", { class: "muted" }, "No matches yet: create one below, or join an open one."),
+  );
+}
+
+// --- lobby ---------------------------------------------------------------------------
+
+async function renderLobby() {
+  const openBox = h("div", { id: "open-matches" }, h("p", {}, "Loading…"));
+  replace(
+    view,
+    h("h1", { class: "sr-only" }, "Lobby"),
+    h("div", { class: "columns" },
+      h("div", {},
+        h("section", { class: "card" }, h("h2", {}, "My matches"), h("div", { id: "my-matches" }, h("p", {}, "Loading…"))),
+        h("section", { class: "card" }, h("h2", {}, "Open matches"), openBox),
+      ),
+      h("section", { class: "card" }, h("h2", {}, "Create a match"), await createForm()),
+    ),
+  );
+  renderMyMatches();
+  refreshMyMatches().catch(() => {});
+  const loadOpen = async () => {
+    const page = await api("matches/?status=open&page_size=50");
+    const joinable = page.results.filter((m) => !m.players.some((p) => p.id === app.me.id));
+    replace(
+      openBox,
+      joinable.length
+        ? h("ul", { class: "plain" }, joinable.map((m) =>
+            matchLine(m, h("button", { type: "button", class: "small", testid: "join-match", onclick: () => join(m.id) }, "Join"))))
+        : h("p", { class: "muted" }, "No open matches right now."),
+    );
+  };
+  await loadOpen();
+  const timer = setInterval(() => loadOpen().catch(() => {}), 5000);
+  onLeave(() => clearInterval(timer));
+}
+
+async function join(matchId) {
+  try {
+    await api(`matches/${matchId}/join/`, { method: "POST", body: {} });
+    go(`#/match/${matchId}`);
+  } catch (error) {
+    flash(errorText(error), "error");
+  }
+}
+
+async function createForm() {
+  rulesets ??= await api("rulesets/");
+  const ruleset = select({ testid: "ruleset-select", name: "ruleset" },
+    rulesets.map((r) => [r.name, `${r.name.replaceAll("_", " ")} (${r.family === "poker_dice" ? "poker dice" : "common pool"})`]),
+    "milton_bradley");
+  const optionsBox = h("fieldset", { class: "options" });
+  let controls = {};
+  const preset = () => rulesets.find((r) => r.name === ruleset.value);
+  const renderOptions = () => {
+    controls = {};
+    const rows = Object.entries(preset().options).map(([name, value]) => {
+      const label = name.replaceAll("_", " ");
+      let control;
+      if (typeof value === "boolean") {
+        control = h("input", { type: "checkbox", name, checked: value });
+        controls[name] = () => control.checked;
+        return h("div", { class: "field check" }, h("label", {}, control, ` ${label}`));
+      }
+      if (OPTION_CHOICES[name]) {
+        control = select({ name }, OPTION_CHOICES[name].map((c) => [c, c.replaceAll("_", " ")]), value);
+        controls[name] = () => control.value;
+      } else {
+        const [min, max] = OPTION_RANGES[name] || [0, 100];
+        control = h("input", { type: "number", name, min, max, value, required: true });
+        controls[name] = () => Number(control.value);
+      }
+      return field(label, control);
+    });
+    replace(optionsBox, h("legend", {}, "Rule options"), rows);
+  };
+  ruleset.addEventListener("change", renderOptions);
+  renderOptions();
+
+  const maxPlayers = h("input", { type: "number", name: "max_players", min: 2, max: 8, value: 2, required: true });
+  const turn = select({ name: "turn_seconds" }, TURN_TIMES, 120);
+  const onTimeout = select({ name: "on_timeout" }, [
+    ["auto", "a cautious bot plays for them"], ["challenge", "the bid is challenged"], ["forfeit", "they are out"],
+  ], "auto");
+  const buyIn = h("input", { type: "number", name: "buy_in", min: 0, value: 0 });
+  const ante = h("input", { type: "number", name: "ante", min: 0, value: 0 });
+  const isPrivate = h("input", { type: "checkbox", name: "private" });
+  const bots = h("ul", { class: "plain bots", "aria-label": "Bots" });
+  const addBot = () => {
+    const strategy = select({ "aria-label": "Bot strategy" }, STRATEGIES.map((s) => [s, `${s} bot`]), "cautious");
+    const row = h("li", { class: "bot-row" }, strategy,
+      h("button", { type: "button", class: "small", onclick: () => row.remove(), "aria-label": "Remove this bot" }, "Remove"));
+    bots.append(row);
+    maxPlayers.value = Math.max(Number(maxPlayers.value), bots.children.length + 1);
+  };
+  const onsubmit = async (event) => {
+    event.preventDefault();
+    const defaults = preset().options;
+    const options = {};
+    for (const [name, read] of Object.entries(controls)) if (read() !== defaults[name]) options[name] = read();
+    const body = {
+      ruleset: ruleset.value, options, max_players: Number(maxPlayers.value),
+      turn_seconds: Number(turn.value), buy_in: Number(buyIn.value), ante: Number(ante.value),
+      private: isPrivate.checked, on_timeout: onTimeout.value,
+      bots: [...bots.querySelectorAll("select")].map((s) => ({ strategy: s.value })),
+    };
+    try {
+      const match = await api("matches/", { method: "POST", body });
+      go(`#/match/${match.id}`);
+    } catch (error) {
+      flash(errorText(error), "error");
+    }
+  };
+  return h(
+    "form", { class: "create", onsubmit, "aria-label": "Create a match" },
+    field("Rules", ruleset),
+    optionsBox,
+    h("div", { class: "row" }, field("Seats", maxPlayers), field("Turn time", turn)),
+    field("When a player runs out of time", onTimeout),
+    h("div", { class: "row" }, field("Buy-in (chips)", buyIn), field("Ante per round", ante)),
+    h("div", { class: "field check" }, h("label", {}, isPrivate, " private (invite code only)")),
+    h("div", { class: "field" }, h("span", { class: "label" }, "Bots"), bots,
+      h("button", { type: "button", class: "small", testid: "add-bot", onclick: addBot }, "Add a bot")),
+    h("button", { type: "submit", testid: "create-match" }, "Create match"),
+  );
+}
+
+export { STRATEGIES };
+
+// --- profile -------------------------------------------------------------------------
+
+async function renderProfile(username) {
+  const mine = username === app.me.username;
+  const [player, finished, ledger] = await Promise.all([
+    api(`players/${encodeURIComponent(username)}/`),
+    mine ? api("matches/?mine=true&status=finished&page_size=30") : null,
+    mine ? api("me/transactions/") : null,
+  ]);
+  if (mine) await refreshMe();
+  const stat = (label, value) => h("div", { class: "stat" }, h("span", { class: "label" }, label), h("strong", {}, value));
+  const entries = ledger?.results || [];
+  replace(
+    view,
+    h("section", { class: "card" },
+      h("h1", {}, player.username, player.is_bot ? h("span", { class: "tag" }, "bot") : null),
+      h("div", { class: "stats" },
+        mine ? stat("Chips", app.me.chips) : null,
+        stat("Rating", Number(player.rating).toFixed(1)),
+        stat("Games played", player.games_played),
+        stat("Games won", player.games_won),
+      ),
+    ),
+    mine ? h("section", { class: "card" }, h("h2", {}, "Finished matches"),
+      finished.results.length
+        ? h("ul", { class: "plain" }, finished.results.map((m) => matchLine(m, h("a", { href: `#/match/${m.id}/replay`, class: "button small" }, "Replay"))))
+        : h("p", { class: "muted" }, "None yet.")) : null,
+    mine ? h("section", { class: "card" }, h("h2", {}, "Chip history"),
+      entries.length
+        ? h("table", { class: "ledger" },
+            h("thead", {}, h("tr", {}, h("th", {}, "When"), h("th", {}, "What"), h("th", { class: "num" }, "Chips"))),
+            h("tbody", {}, entries.map((t) => h("tr", {},
+              h("td", {}, new Date(t.created_at).toLocaleString()),
+              h("td", {}, t.kind.replaceAll("_", " "), t.match_id ? ` · match #${t.match_id}` : ""),
+              h("td", { class: "num" }, t.amount > 0 ? `+${t.amount}` : t.amount)))))
+        : h("p", { class: "muted" }, "No transactions.")) : null,
+  );
+}
+
+window.addEventListener("hashchange", route);
+route();
