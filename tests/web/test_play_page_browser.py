@@ -297,13 +297,13 @@ def test_a_person_plays_bots_to_the_end_with_dice_verified(
     call_command("ledger_check")
 
 
-def test_two_people_play_each_other_turn_by_turn_without_reloading(live_server, open_browser):
+def test_two_people_play_each_other_turn_by_turn_without_reloading(live_asgi, open_browser):
     from selenium.webdriver.support.ui import Select
 
     ann = open_browser(DESKTOP)
     bob = open_browser(PHONE)
-    sign_up(ann, live_server.url, "ann")
-    sign_up(bob, live_server.url, "bob")
+    sign_up(ann, live_asgi.url, "ann")
+    sign_up(bob, live_asgi.url, "bob")
     save_screenshot(bob, "lobby")
     match_id = create_match(ann, "wild_ones", options={"dice_per_player": 3})
     wait(ann, lambda d: present(d, "start-match"), message="the open table")

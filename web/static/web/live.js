@@ -100,10 +100,14 @@ export function followMatch(matchId, after, onEvents, onMode = () => {}) {
           const response = await openStream(`matches/${matchId}/stream/?after=${last}`, last, signal);
           if (response) {
             setMode("stream");
+            const before = last;
             await readEventStream(response, (m) => deliver([asEvent(m)]));
             // The server ends the stream after the match's final events.
             const view = await api(`matches/${matchId}/`, { signal });
             if (view.status === "finished" || view.status === "aborted") return;
+            // A server that cannot hold a stream open (a WSGI one) ends it at once: wait
+            // before asking again rather than spin.
+            if (last === before) await sleep(RETRY_MS, signal);
             continue;
           }
           streamMissing = true;
@@ -140,10 +144,13 @@ export function followAccount(onEvent, poll, pollMs = 8000) {
         if (!streamMissing) {
           const response = await openStream("stream/", lastId, signal);
           if (response) {
+            let received = 0;
             await readEventStream(response, (m) => {
+              received += 1;
               if (m.id) lastId = m.id;
               onEvent(asEvent(m));
             });
+            if (!received) await sleep(RETRY_MS, signal); // a stream ended at once: no spin
             continue;
           }
           streamMissing = true;

@@ -30,9 +30,32 @@ export async function renderMatch(root, matchId) {
   };
   replace(root, parts.head, parts.body, parts.result, parts.chat.el);
 
-  const refresh = async () => {
-    table.match = await api(`matches/${matchId}/`);
+  // Answers can arrive out of order (a refresh sent before a move may come back after
+  // the move's own answer): an older version of the match never replaces a newer one.
+  const show = (view) => {
+    if (view.version < table.match.version) return;
+    table.match = view;
     draw();
+  };
+  // One refresh at a time; events arriving meanwhile ask for one more after it.
+  let refreshing = null;
+  let refreshAgain = false;
+  const refresh = async () => {
+    if (refreshing) {
+      refreshAgain = true;
+      return refreshing;
+    }
+    refreshing = (async () => {
+      try {
+        do {
+          refreshAgain = false;
+          show(await api(`matches/${matchId}/`));
+        } while (refreshAgain);
+      } finally {
+        refreshing = null;
+      }
+    })();
+    return refreshing;
   };
   const loadRounds = async () => {
     table.rounds = await api(`matches/${matchId}/rounds/`);
@@ -40,10 +63,9 @@ export async function renderMatch(root, matchId) {
   };
   const act = async (action) => {
     try {
-      table.match = await api(`matches/${matchId}/actions/`, {
+      show(await api(`matches/${matchId}/actions/`, {
         method: "POST", body: { ...action, expected_version: table.match.version },
-      });
-      draw();
+      }));
     } catch (error) {
       flash(errorText(error), "error");
       if (error instanceof ApiError && error.code === "stale_version") await refresh();
@@ -51,8 +73,7 @@ export async function renderMatch(root, matchId) {
   };
   const lobbyAct = async (path, body = {}) => {
     try {
-      table.match = await api(`matches/${matchId}/${path}`, { method: "POST", body });
-      draw();
+      show(await api(`matches/${matchId}/${path}`, { method: "POST", body }));
     } catch (error) {
       flash(errorText(error), "error");
     }
