@@ -1,7 +1,8 @@
 """The account event store: per-user, ordered, kept at least ACCOUNT_EVENTS_KEEP_HOURS.
 
-Higher layers append (games: `your_turn`, `match_started`, `match_finished`; later
-challenges and quick-play pairings) inside their own transaction; the account stream
+Higher layers append (games: `your_turn`, `match_started`, `match_finished`, and the
+challenge and quick-play events of `games.services.account_events`) inside their own
+transaction; the account stream
 (`accounts.streams`) is woken on commit through `core.notifications`.
 """
 

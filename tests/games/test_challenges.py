@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from accounts.events import account_events_after
 from accounts.models import Webhook, WebhookDelivery
 from games.models import Challenge, Match
 from games.services.challenges import challenges_expire
@@ -39,6 +40,11 @@ def test_the_match_starts_when_every_challenged_player_accepts():
     delivery = WebhookDelivery.objects.get(webhook__user=bob, event="challenge_received")
     assert delivery.payload["challenge_id"] == body["id"]
     assert delivery.payload["challenger"] == alice.username
+    # The same event on the account stream, for a page that follows it.
+    received = [e for e in account_events_after(user_id=bob.pk, after=0)]
+    assert [(e["type"], e["data"]["challenge_id"]) for e in received] == [
+        ("challenge_received", body["id"])
+    ]
 
     incoming = b.get(f"{CHALLENGES}?direction=incoming").json()["results"]
     assert [x["id"] for x in incoming] == [body["id"]]
@@ -56,6 +62,8 @@ def test_the_match_starts_when_every_challenged_player_accepts():
     assert wallet_balance(user=alice) == wallet_balance(user=bob)
     started = WebhookDelivery.objects.get(webhook__user=bob, event="challenge_accepted")
     assert started.payload["match_id"] == match.pk
+    heard = {e["type"]: e["data"] for e in account_events_after(user_id=alice.pk, after=0)}
+    assert heard["challenge_accepted"] == {"challenge_id": body["id"], "match_id": match.pk}
     assert_problem(
         c.post(f"{CHALLENGES}{body['id']}/accept/", {}, format="json"), 409, "challenge_closed"
     )

@@ -10,6 +10,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from accounts.events import account_events_after
 from accounts.models import Rating, Webhook, WebhookDelivery
 from games.models import Match, Seat, Seek
 from games.services import seeks
@@ -48,6 +49,9 @@ def test_two_compatible_seeks_start_a_match_and_both_hear_of_it():
         "match_id": match.pk,
         "ruleset": "classic",
     }
+    for user in (alice, bob):
+        heard = {e["type"]: e["data"] for e in account_events_after(user_id=user.pk, after=0)}
+        assert heard["seek_matched"]["match_id"] == match.pk
     assert_problem(a.delete(f"{SEEKS}{mine['id']}/"), 409, "seek_closed")
 
 
