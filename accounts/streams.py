@@ -67,8 +67,9 @@ class AccountStreamSchema(APIView):
                 description=(
                     "Server-Sent Events for the caller's account, across all their matches: "
                     "`id: <n>` (increasing per account), `event: your_turn|match_started|"
-                    "match_finished`, `data: {...}` (your_turn: `match_id`, `seat`, "
-                    "`version`, `turn_deadline`). Without a resume point the stream starts "
+                    "match_finished|challenge_received|challenge_accepted|...|seek_matched`, "
+                    "`data: {...}` (your_turn: `match_id`, `seat`, `version`, "
+                    "`turn_deadline`). Without a resume point the stream starts "
                     "now; events are kept at least 24 h. A `: heartbeat` comment every 15 s."
                 ),
             )

@@ -1,8 +1,10 @@
 """People playing through the page at `/` in real headless Chromium (Debian's `chromium`
 and `chromium-driver`; without them these tests fail rather than skip): sign up, create
 a match against bots and play it to the end, for a common-pool preset and for poker dice,
-with every round's dice commitments verified in the browser; and two people playing
-each other turn by turn, each seeing the other's move without a reload.
+with every round's dice commitments verified in the browser; two people playing each
+other turn by turn, each seeing the other's move without a reload; and the lobby's live
+parts: a challenge sent, declined and accepted, quick play pairing two people, and the
+"your turn" mark following the account stream.
 
 Screenshots at desktop and phone width go to test-screenshots/ (git-ignored)."""
 
@@ -14,9 +16,12 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from games.models import Match, RoundRecord
+from accounts.models import User
+from accounts.services import token_create
+from games.models import Challenge, Match, RoundRecord, Seek
 from tests.browser import start_chromium
 from tests.celery.conftest import Processes
+from tests.factories import PlayerFactory
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -119,12 +124,21 @@ def sign_up(driver, base_url: str, username: str) -> None:
     driver.execute_script("window.__loadedOnce = true;")
 
 
+def wait_for_account_stream(driver) -> None:
+    """The page follows the account stream: what happens from now on shows live."""
+    wait(
+        driver,
+        lambda d: d.execute_script("return document.body.dataset.accountLive") == "stream",
+        message="the account stream",
+    )
+
+
 def create_match(driver, ruleset: str, *, bots: int = 0, options: dict | None = None) -> int:
     from selenium.webdriver.support.ui import Select
 
     Select(present(driver, "ruleset-select")).select_by_value(ruleset)
     for name, value in (options or {}).items():
-        control = driver.find_element("css selector", f'.options [name="{name}"]')
+        control = driver.find_element("css selector", f'form.create .options [name="{name}"]')
         control.clear()
         control.send_keys(str(value))
     for _ in range(bots):
@@ -370,3 +384,149 @@ def test_two_people_play_each_other_turn_by_turn_without_reloading(live_asgi, op
     save_screenshot(ann, "h2h-finished")
     assert_rounds_verified(bob, match_id)
     call_command("ledger_check")
+
+
+def at_table(driver) -> int:
+    """Waits for the active game table; returns its match id."""
+    wait(driver, lambda d: turn_state(d).get("status") == "active", message="the game table")
+    return int(driver.current_url.rsplit("/", 1)[-1])
+
+
+def test_a_challenge_is_declined_then_accepted_live_and_both_reach_the_table(
+    live_asgi, open_browser
+):
+    from selenium.webdriver.support.ui import Select
+
+    ann = open_browser(DESKTOP)
+    bob = open_browser(PHONE)
+    sign_up(ann, live_asgi.url, "ann")
+    sign_up(bob, live_asgi.url, "bob")
+    for driver in (ann, bob):
+        wait_for_account_stream(driver)
+
+    def challenge_bob(ruleset: str) -> None:
+        present(ann, "challenge-username").send_keys("Bob")
+        Select(present(ann, "challenge-ruleset")).select_by_value(ruleset)
+        Select(present(ann, "challenge-turn")).select_by_value("300")
+        present(ann, "challenge-send").click()
+
+    # Bob declines the first: it leaves Ann's "sent" list by itself.
+    challenge_bob("wild_ones")
+    wait(ann, lambda d: "bob" in present(d, "challenges-sent").text, message="ann's sent list")
+    wait(bob, lambda d: present(d, "challenge-decline"), message="the challenge in bob's lobby")
+    assert "ann challenges you" in present(bob, "challenges-received").text
+    present(bob, "challenge-decline").click()
+    wait(ann, lambda d: "None." in present(d, "challenges-sent").text, message="declined")
+    assert Challenge.objects.get().status == Challenge.Status.DECLINED
+
+    # The second he accepts: the match starts and both land at the table, no reload.
+    challenge_bob("classic")
+    accept = wait(bob, lambda d: present(d, "challenge-accept"), message="the second challenge")
+    assert "classic" in present(bob, "challenges-received").text
+    save_screenshot(bob, "lobby-challenged")
+    save_screenshot(ann, "lobby-challenge-sent")
+    accept.click()
+    match_id = at_table(bob)
+    assert at_table(ann) == match_id
+    challenge = Challenge.objects.get(status=Challenge.Status.ACCEPTED)
+    assert challenge.match_id == match_id
+    match = Match.objects.get(pk=match_id)
+    assert match.ruleset == "classic" and match.turn_seconds == 300
+    seats = {s.player.username: s.seat for s in match.seats.select_related("player")}
+    assert seats == {"ann": 0, "bob": 1}
+    for driver in (ann, bob):
+        assert driver.execute_script("return window.__loadedOnce === true")
+        assert_only_the_api_was_used(driver)
+        assert_no_script_errors(driver)
+
+
+def test_two_people_quick_play_the_same_rules_and_meet_at_one_table(live_asgi, open_browser):
+    from selenium.webdriver.support.ui import Select
+
+    ann = open_browser(PHONE)
+    bob = open_browser(DESKTOP)
+    sign_up(ann, live_asgi.url, "ann")
+    sign_up(bob, live_asgi.url, "bob")
+    wait_for_account_stream(ann)
+
+    def quick_play(driver) -> None:
+        Select(present(driver, "quick-play-ruleset")).select_by_value("perudo")
+        present(driver, "quick-play").click()
+
+    # Ann looks, thinks better of it, and looks again.
+    quick_play(ann)
+    wait(ann, lambda d: present(d, "quick-play-cancel"), message="ann waiting")
+    assert "Looking for an opponent" in present(ann, "quick-play-waiting").text
+    save_screenshot(ann, "lobby-quick-play")
+    present(ann, "quick-play-cancel").click()
+    wait(ann, lambda d: present(d, "quick-play").is_displayed(), message="the form back")
+    assert Seek.objects.get().status == Seek.Status.CANCELLED
+    quick_play(ann)
+    wait(ann, lambda d: present(d, "quick-play-cancel"), message="ann waiting again")
+
+    # Bob asks for the same: paired at once, he goes to the table; Ann follows live.
+    quick_play(bob)
+    match_id = at_table(bob)
+    assert at_table(ann) == match_id
+    match = Match.objects.get(pk=match_id)
+    assert match.ruleset == "perudo" and match.status == Match.Status.ACTIVE
+    assert {s.player.username for s in match.seats.select_related("player")} == {"ann", "bob"}
+    assert set(Seek.objects.filter(match=match).values_list("status", flat=True)) == {"matched"}
+    for driver in (ann, bob):
+        assert driver.execute_script("return window.__loadedOnce === true")
+        assert_only_the_api_was_used(driver)
+        assert_no_script_errors(driver)
+
+
+def test_the_your_turn_mark_in_the_lobby_follows_the_opponents_move(live_asgi, open_browser):
+    import httpx
+
+    ann = open_browser(DESKTOP)
+    sign_up(ann, live_asgi.url, "ann")
+    wait_for_account_stream(ann)
+    bob = PlayerFactory(username="bob")
+    tokens = {
+        "ann": token_create(user=User.objects.get(username="ann"))[1],
+        "bob": token_create(user=bob)[1],
+    }
+    api = httpx.Client(base_url=live_asgi.url + "/api/v1/", timeout=30)
+    auth = {name: {"Authorization": f"Bearer {token}"} for name, token in tokens.items()}
+
+    # Bob opens a table where he bids first; Ann joins through the API (another device).
+    created = api.post(
+        "matches/",
+        headers=auth["bob"],
+        json={
+            "ruleset": "classic",
+            "options": {"first_opener": "creator"},
+            "max_players": 2,
+            "turn_seconds": 3600,
+        },
+    )
+    assert created.status_code == 201, created.text
+    match_id = created.json()["id"]
+    joined = api.post(f"matches/{match_id}/join/", headers=auth["ann"], json={})
+    assert joined.status_code == 200, joined.text
+
+    # The match shows up in Ann's lobby (match_started), not yet her turn.
+    line = f'#my-matches [data-match-id="{match_id}"]'
+    wait(ann, lambda d: d.find_elements("css selector", line), message="the match in my matches")
+    assert not ann.find_elements("css selector", f"{line} {by_testid('your-turn-mark')}")
+
+    # Bob bids; the mark and the nav badge appear on Ann's lobby without a reload.
+    legal = api.get(f"matches/{match_id}/", headers=auth["bob"]).json()["legal_actions"]
+    bid = next(a for a in legal if a["type"] == "bid")
+    face, quantity = next(iter(bid["min_quantity_by_face"].items()))
+    action = {"type": "bid", "quantity": quantity, "face": int(face)}
+    moved = api.post(f"matches/{match_id}/actions/", headers=auth["bob"], json=action)
+    assert moved.status_code == 201, moved.text
+    wait(
+        ann,
+        lambda d: d.find_elements("css selector", f"{line} {by_testid('your-turn-mark')}"),
+        message="the your-turn mark",
+    )
+    assert ann.find_element("css selector", "#nav .badge").text == "1"
+    save_screenshot(ann, "lobby-your-turn")
+    assert ann.execute_script("return window.__loadedOnce === true")
+    assert_no_script_errors(ann)
+    api.close()

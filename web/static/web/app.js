@@ -3,6 +3,8 @@
 import { api, ApiError, session } from "./api.js";
 import { field, h, replace, select } from "./dom.js";
 import { followAccount } from "./live.js";
+import { challengeCard, matchmakingEvent, quickPlayCard, refreshMatchmaking } from "./matchmaking.js";
+import { loadRulesets, optionControls, rulesetSelect, turnAndStakes } from "./rules-form.js";
 import { renderMatch, renderReplay } from "./table.js";
 
 const view = document.getElementById("view");
@@ -11,23 +13,8 @@ const flashBox = document.getElementById("flash");
 
 export const app = { me: null, cleanup: [], yourTurn: new Map(), myMatches: [] };
 let account = null;
-let rulesets = null;
 
-// Choices of the enumerated rule options (docs/RULES.md sections 1-3).
-const OPTION_CHOICES = {
-  ones_bids: ["half", "face", "forbidden", "perudo"],
-  loss: ["difference", "one"],
-  exact_outcome: ["others_lose_one", "challenger_loses_one"],
-  first_opener: ["random", "creator", "roll_off"],
-  next_opener: ["challenge_winner", "round_loser", "challenger"],
-  show_and_reroll: ["off", "after_reroll", "before_raise"],
-};
-const OPTION_RANGES = { dice_per_player: [1, 10], lives: [1, 10] };
 const STRATEGIES = ["cautious", "expert", "random"];
-const TURN_TIMES = [
-  [30, "30 seconds"], [60, "1 minute"], [120, "2 minutes"], [300, "5 minutes"],
-  [900, "15 minutes"], [3600, "1 hour"], [86400, "1 day"], [259200, "3 days"],
-];
 
 export function flash(message, kind = "info") {
   replace(flashBox, message ? h("p", { class: `flash ${kind}` }, message) : null);
@@ -67,7 +54,14 @@ async function route() {
       return route();
     }
   }
-  if (!account) account = followAccount(onAccountEvent, refreshMyMatches);
+  if (!account) {
+    account = followAccount({
+      onEvent: onAccountEvent,
+      onConnect: refreshAccountState,
+      onMode: (mode) => (document.body.dataset.accountLive = mode),
+      poll: () => Promise.all([refreshMyMatches(), refreshMatchmaking()]),
+    });
+  }
   renderNav();
   const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean);
   try {
@@ -153,9 +147,16 @@ function renderAuth() {
 
 // --- account-wide: my matches and "your turn" ----------------------------------------
 
+// What the account stream does not replay: read when it (re)connects.
+function refreshAccountState() {
+  refreshMyMatches().catch(() => {});
+  refreshMatchmaking().catch(() => {});
+}
+
 let refreshTimer = null;
 function onAccountEvent(event) {
-  if (event.type === "your_turn" && event.data?.match) app.yourTurn.set(Number(event.data.match), true);
+  if (event.type.startsWith("challenge_") || event.type.startsWith("seek_")) return matchmakingEvent(event);
+  if (event.type === "your_turn" && event.data?.match_id) app.yourTurn.set(Number(event.data.match_id), true);
   renderNav();
   clearTimeout(refreshTimer);
   refreshTimer = setTimeout(refreshMyMatches, 300);
@@ -203,7 +204,7 @@ function renderMyMatches() {
     box,
     app.myMatches.length
       ? h("ul", { class: "plain" }, app.myMatches.map((m) => matchLine(m)))
-      : h("p", { class: "muted" }, "No matches yet: create one below, or join an open one."),
+      : h("p", { class: "muted" }, "No matches yet: play quickly, challenge someone, create a match, or join an open one."),
   );
 }
 
@@ -211,19 +212,22 @@ function renderMyMatches() {
 
 async function renderLobby() {
   const openBox = h("div", { id: "open-matches" }, h("p", {}, "Loading…"));
+  const [quickPlay, challenges, create] = await Promise.all([quickPlayCard(), challengeCard(), createForm()]);
   replace(
     view,
     h("h1", { class: "sr-only" }, "Lobby"),
     h("div", { class: "columns" },
       h("div", {},
+        quickPlay,
         h("section", { class: "card" }, h("h2", {}, "My matches"), h("div", { id: "my-matches" }, h("p", {}, "Loading…"))),
+        challenges,
         h("section", { class: "card" }, h("h2", {}, "Open matches"), openBox),
       ),
-      h("section", { class: "card" }, h("h2", {}, "Create a match"), await createForm()),
+      h("section", { class: "card" }, h("h2", {}, "Create a match"), create),
     ),
   );
   renderMyMatches();
-  refreshMyMatches().catch(() => {});
+  refreshAccountState();
   const loadOpen = async () => {
     const page = await api("matches/?status=open&page_size=50");
     const joinable = page.results.filter((m) => !m.players.some((p) => p.id === app.me.id));
@@ -250,45 +254,14 @@ async function join(matchId) {
 }
 
 async function createForm() {
-  rulesets ??= await api("rulesets/");
-  const ruleset = select({ testid: "ruleset-select", name: "ruleset" },
-    rulesets.map((r) => [r.name, `${r.name.replaceAll("_", " ")} (${r.family === "poker_dice" ? "poker dice" : "common pool"})`]),
-    "milton_bradley");
-  const optionsBox = h("fieldset", { class: "options" });
-  let controls = {};
-  const preset = () => rulesets.find((r) => r.name === ruleset.value);
-  const renderOptions = () => {
-    controls = {};
-    const rows = Object.entries(preset().options).map(([name, value]) => {
-      const label = name.replaceAll("_", " ");
-      let control;
-      if (typeof value === "boolean") {
-        control = h("input", { type: "checkbox", name, checked: value });
-        controls[name] = () => control.checked;
-        return h("div", { class: "field check" }, h("label", {}, control, ` ${label}`));
-      }
-      if (OPTION_CHOICES[name]) {
-        control = select({ name }, OPTION_CHOICES[name].map((c) => [c, c.replaceAll("_", " ")]), value);
-        controls[name] = () => control.value;
-      } else {
-        const [min, max] = OPTION_RANGES[name] || [0, 100];
-        control = h("input", { type: "number", name, min, max, value, required: true });
-        controls[name] = () => Number(control.value);
-      }
-      return field(label, control);
-    });
-    replace(optionsBox, h("legend", {}, "Rule options"), rows);
-  };
-  ruleset.addEventListener("change", renderOptions);
-  renderOptions();
-
+  await loadRulesets();
+  const ruleset = rulesetSelect({ testid: "ruleset-select", name: "ruleset" });
+  const options = optionControls(ruleset);
+  const settings = turnAndStakes();
   const maxPlayers = h("input", { type: "number", name: "max_players", min: 2, max: 8, value: 2, required: true });
-  const turn = select({ name: "turn_seconds" }, TURN_TIMES, 120);
   const onTimeout = select({ name: "on_timeout" }, [
     ["auto", "a cautious bot plays for them"], ["challenge", "the bid is challenged"], ["forfeit", "they are out"],
   ], "auto");
-  const buyIn = h("input", { type: "number", name: "buy_in", min: 0, value: 0 });
-  const ante = h("input", { type: "number", name: "ante", min: 0, value: 0 });
   const isPrivate = h("input", { type: "checkbox", name: "private" });
   const bots = h("ul", { class: "plain bots", "aria-label": "Bots" });
   const addBot = () => {
@@ -300,13 +273,9 @@ async function createForm() {
   };
   const onsubmit = async (event) => {
     event.preventDefault();
-    const defaults = preset().options;
-    const options = {};
-    for (const [name, read] of Object.entries(controls)) if (read() !== defaults[name]) options[name] = read();
     const body = {
-      ruleset: ruleset.value, options, max_players: Number(maxPlayers.value),
-      turn_seconds: Number(turn.value), buy_in: Number(buyIn.value), ante: Number(ante.value),
-      private: isPrivate.checked, on_timeout: onTimeout.value,
+      ruleset: ruleset.value, options: options.read(), max_players: Number(maxPlayers.value),
+      ...settings.read(), private: isPrivate.checked, on_timeout: onTimeout.value,
       bots: [...bots.querySelectorAll("select")].map((s) => ({ strategy: s.value })),
     };
     try {
@@ -319,10 +288,10 @@ async function createForm() {
   return h(
     "form", { class: "create", onsubmit, "aria-label": "Create a match" },
     field("Rules", ruleset),
-    optionsBox,
-    h("div", { class: "row" }, field("Seats", maxPlayers), field("Turn time", turn)),
+    options.box,
+    h("div", { class: "row" }, field("Seats", maxPlayers), settings.turn),
     field("When a player runs out of time", onTimeout),
-    h("div", { class: "row" }, field("Buy-in (chips)", buyIn), field("Ante per round", ante)),
+    h("div", { class: "row" }, settings.buyIn, settings.ante),
     h("div", { class: "field check" }, h("label", {}, isPrivate, " private (invite code only)")),
     h("div", { class: "field" }, h("span", { class: "label" }, "Bots"), bots,
       h("button", { type: "button", class: "small", testid: "add-bot", onclick: addBot }, "Add a bot")),

@@ -131,9 +131,11 @@ export function followMatch(matchId, after, onEvents, onMode = () => {}) {
   return handle;
 }
 
-// Follows the caller's account stream (`your_turn`, `match_started`, ...). Without one
-// on the server, calls `poll()` every `pollMs` instead. Returns {stop()}.
-export function followAccount(onEvent, poll, pollMs = 8000) {
+// Follows the caller's account stream (`your_turn`, `match_started`, challenges, ...):
+// onEvent(event) for each event, onConnect() each time a stream opens (what happened
+// before it is not sent: read the state then) and onMode("stream" | "poll"). Without a
+// stream on the server, calls `poll()` every `pollMs` instead. Returns {stop()}.
+export function followAccount({ onEvent, onConnect, onMode, poll, pollMs = 8000 }) {
   const control = new AbortController();
   const { signal } = control;
   let lastId = null;
@@ -144,6 +146,8 @@ export function followAccount(onEvent, poll, pollMs = 8000) {
         if (!streamMissing) {
           const response = await openStream("stream/", lastId, signal);
           if (response) {
+            onMode("stream");
+            onConnect();
             let received = 0;
             await readEventStream(response, (m) => {
               received += 1;
@@ -154,6 +158,7 @@ export function followAccount(onEvent, poll, pollMs = 8000) {
             continue;
           }
           streamMissing = true;
+          onMode("poll");
         }
         await poll();
         await sleep(pollMs, signal);
