@@ -207,6 +207,12 @@ def save_screenshot(driver, name: str) -> None:
         emulate(driver, (width, DESKTOP[1] if width >= 500 else PHONE[1]))
 
 
+def assert_fits_the_width(driver) -> None:
+    """Nothing sticks out sideways: no horizontal scrolling at the window's width."""
+    width = driver.execute_script("return document.documentElement.scrollWidth")
+    assert width <= driver.viewport[0], (width, driver.viewport)
+
+
 def assert_rounds_verified(driver, match_id: int) -> None:
     """Every finished round's commitments, as the page's replay checks them: one
     "verified" mark per seat (per box in poker dice), none failing."""
@@ -214,7 +220,13 @@ def assert_rounds_verified(driver, match_id: int) -> None:
 
     records = list(RoundRecord.objects.filter(match_id=match_id).order_by("number"))
     assert records
-    driver.find_element("css selector", f'a[href="#/match/{match_id}/replay"]').click()
+    # The table may still re-draw with the match's last events: click a current link.
+    replay = f'a[href="#/match/{match_id}/replay"]'
+    wait(
+        driver,
+        lambda d: (links := d.find_elements("css selector", replay)) and not links[0].click(),
+        message="the replay link",
+    )
     rounds = wait(
         driver,
         lambda d: d.find_elements("css selector", 'select[aria-label="Round"]'),
@@ -397,8 +409,8 @@ def test_a_challenge_is_declined_then_accepted_live_and_both_reach_the_table(
 ):
     from selenium.webdriver.support.ui import Select
 
-    ann = open_browser(DESKTOP)
-    bob = open_browser(PHONE)
+    ann = open_browser(PHONE)
+    bob = open_browser(DESKTOP)
     sign_up(ann, live_asgi.url, "ann")
     sign_up(bob, live_asgi.url, "bob")
     for driver in (ann, bob):
@@ -423,6 +435,7 @@ def test_a_challenge_is_declined_then_accepted_live_and_both_reach_the_table(
     challenge_bob("classic")
     accept = wait(bob, lambda d: present(d, "challenge-accept"), message="the second challenge")
     assert "classic" in present(bob, "challenges-received").text
+    assert_fits_the_width(ann)
     save_screenshot(bob, "lobby-challenged")
     save_screenshot(ann, "lobby-challenge-sent")
     accept.click()
@@ -457,6 +470,7 @@ def test_two_people_quick_play_the_same_rules_and_meet_at_one_table(live_asgi, o
     quick_play(ann)
     wait(ann, lambda d: present(d, "quick-play-cancel"), message="ann waiting")
     assert "Looking for an opponent" in present(ann, "quick-play-waiting").text
+    assert_fits_the_width(ann)
     save_screenshot(ann, "lobby-quick-play")
     present(ann, "quick-play-cancel").click()
     wait(ann, lambda d: present(d, "quick-play").is_displayed(), message="the form back")

@@ -186,7 +186,7 @@ export async function challengeCard() {
       field("Player", usernames, "Their username; several separated by commas (up to 7)."),
       field("Rules", ruleset),
       h("details", {}, h("summary", {}, "Rule options"), options.box),
-      h("div", { class: "row" }, settings.turn, settings.buyIn, settings.ante),
+      h("div", { class: "row settings" }, settings.turn, settings.buyIn, settings.ante),
       h("button", { type: "submit", testid: "challenge-send" }, "Send challenge"),
     ),
   );
@@ -247,7 +247,7 @@ export async function quickPlayCard() {
     h("form", { id: "quick-play-form", onsubmit, "aria-label": "Quick play" },
       h("p", { class: "muted" }, "Play the next person who asks for the same rules, turn time and stakes."),
       field("Rules", ruleset),
-      h("div", { class: "row" }, settings.turn, settings.buyIn, settings.ante),
+      h("div", { class: "row settings" }, settings.turn, settings.buyIn, settings.ante),
       h("button", { type: "submit", testid: "quick-play" }, "Find an opponent"),
     ),
     h("div", { id: "quick-play-waiting", class: "buttons", hidden: true }),
