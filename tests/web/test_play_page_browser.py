@@ -424,11 +424,19 @@ def test_a_challenge_is_declined_then_accepted_live_and_both_reach_the_table(
 
     # Bob declines the first: it leaves Ann's "sent" list by itself.
     challenge_bob("wild_ones")
-    wait(ann, lambda d: "bob" in present(d, "challenges-sent").text, message="ann's sent list")
+    wait(
+        ann,
+        lambda d: (sent := present(d, "challenges-sent")) and "bob" in sent.text,
+        message="ann's sent list",
+    )
     wait(bob, lambda d: present(d, "challenge-decline"), message="the challenge in bob's lobby")
     assert "ann challenges you" in present(bob, "challenges-received").text
     present(bob, "challenge-decline").click()
-    wait(ann, lambda d: "None." in present(d, "challenges-sent").text, message="declined")
+    wait(
+        ann,
+        lambda d: (sent := present(d, "challenges-sent")) and "None." in sent.text,
+        message="the declined challenge gone",
+    )
     assert Challenge.objects.get().status == Challenge.Status.DECLINED
 
     # The second he accepts: the match starts and both land at the table, no reload.
@@ -472,8 +480,15 @@ def test_two_people_quick_play_the_same_rules_and_meet_at_one_table(live_asgi, o
     assert "Looking for an opponent" in present(ann, "quick-play-waiting").text
     assert_fits_the_width(ann)
     save_screenshot(ann, "lobby-quick-play")
+
+    # The focus follows the swap, for people on a keyboard.
+    def focused(driver) -> str | None:
+        return driver.switch_to.active_element.get_attribute("data-testid")
+
+    wait(ann, lambda d: focused(d) == "quick-play-cancel", message="focus on cancel")
     present(ann, "quick-play-cancel").click()
     wait(ann, lambda d: present(d, "quick-play").is_displayed(), message="the form back")
+    wait(ann, lambda d: focused(d) == "quick-play", message="focus back on quick play")
     assert Seek.objects.get().status == Seek.Status.CANCELLED
     quick_play(ann)
     wait(ann, lambda d: present(d, "quick-play-cancel"), message="ann waiting again")

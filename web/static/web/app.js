@@ -16,9 +16,13 @@ let account = null;
 
 const STRATEGIES = ["cautious", "expert", "random"];
 
+// A message for a moment; an error, or one with a link to follow, stays until the next.
 export function flash(message, kind = "info") {
-  replace(flashBox, message ? h("p", { class: `flash ${kind}` }, message) : null);
-  if (message && kind !== "error") setTimeout(() => flashBox.textContent === message && replace(flashBox), 4000);
+  const box = message ? h("p", { class: `flash ${kind}` }, message) : null;
+  replace(flashBox, box);
+  if (box && kind !== "error" && typeof message === "string") {
+    setTimeout(() => box.isConnected && replace(flashBox), 4000);
+  }
 }
 
 export function errorText(error) {

@@ -198,6 +198,8 @@ function renderQuickPlayState() {
   const form = document.getElementById("quick-play-form");
   const waiting = document.getElementById("quick-play-waiting");
   if (!form || !waiting) return;
+  // Keyboard users keep their place: the focus moves to the part that replaces the other.
+  const hadFocus = form.contains(document.activeElement) || waiting.contains(document.activeElement);
   form.hidden = Boolean(state.seek);
   waiting.hidden = !state.seek;
   replace(waiting, state.seek
@@ -210,6 +212,7 @@ function renderQuickPlayState() {
         }, "Cancel"),
       ]
     : null);
+  if (hadFocus) (state.seek ? waiting : form).querySelector("button").focus();
 }
 
 async function cancelSeek() {
