@@ -90,11 +90,12 @@ class ApiToken(models.Model):
 
 
 class Webhook(models.Model):
-    """Where to POST a player's turn notifications; each body is signed with `secret`."""
+    """Where to POST a player's turn notifications; each body is signed with the secret,
+    which is kept only encrypted (`accounts.secret_box`)."""
 
     user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="webhooks")
     url = models.URLField(max_length=500)
-    secret = models.CharField(max_length=128)
+    encrypted_secret = models.TextField()
     created_at = models.DateTimeField(default=timezone.now)
     active = models.BooleanField(default=True)
 

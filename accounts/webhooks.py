@@ -20,6 +20,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import Webhook, WebhookDelivery
+from accounts.secret_box import unseal
 from core.errors import DomainError
 
 DELIVER_WEBHOOK = "accounts.tasks.deliver_webhook"
@@ -239,7 +240,7 @@ def deliver(delivery_id: int) -> bool:
             body,
             {
                 "Content-Type": "application/json",
-                "X-Signature": sign(hook.secret, body, int(time.time())),
+                "X-Signature": sign(unseal(hook.encrypted_secret), body, int(time.time())),
                 "X-Delivery-Id": str(delivery.pk),
                 "User-Agent": "liarsdice-webhooks/1",
             },

@@ -313,3 +313,7 @@ WEBHOOKS_ALLOW_PRIVATE = env.bool("WEBHOOKS_ALLOW_PRIVATE", default=False)
 WEBHOOK_CONNECT_SECONDS = env.float("WEBHOOK_CONNECT_SECONDS", default=3.0)
 WEBHOOK_TIMEOUT_SECONDS = env.float("WEBHOOK_TIMEOUT_SECONDS", default=5.0)
 WEBHOOK_DEADLINE_SECONDS = env.float("WEBHOOK_DEADLINE_SECONDS", default=10.0)
+# Keys that encrypt webhook secrets at rest (accounts.secret_box): the first seals, all
+# open. To rotate, put a new key first, run `manage.py rotate_webhook_secrets`, then drop
+# the old one. Without the setting, a key derived from SECRET_KEY.
+WEBHOOK_SECRET_KEYS = env.list("WEBHOOK_SECRET_KEYS", default=[SECRET_KEY])
