@@ -118,9 +118,20 @@ class WebhookDelivery(models.Model):
     last_error = models.CharField(max_length=300, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     delivered_at = models.DateTimeField(null=True, blank=True)
+    # When the next attempt is due; one overdue with no lease lost its task (the sweep).
+    next_attempt_at = models.DateTimeField(default=timezone.now)
+    # Set while an attempt is under way: no other attempt starts before it passes.
+    leased_until = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        indexes = [models.Index(fields=["webhook", "-id"])]
+        indexes = [
+            models.Index(fields=["webhook", "-id"]),
+            models.Index(
+                fields=["next_attempt_at"],
+                condition=models.Q(status="pending"),
+                name="accounts_delivery_pending_due",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.event} -> {self.webhook_id} ({self.status})"

@@ -299,6 +299,11 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 30.0,
         "options": {"expires": 60},
     },
+    "resend-stuck-webhook-deliveries": {
+        "task": "accounts.tasks.resend_stuck_webhook_deliveries",
+        "schedule": 60.0,
+        "options": {"expires": 60},
+    },
     "purge-idempotency-records": {
         "task": "core.tasks.purge_idempotency_records",
         "schedule": 3600.0,
@@ -313,6 +318,9 @@ WEBHOOKS_ALLOW_PRIVATE = env.bool("WEBHOOKS_ALLOW_PRIVATE", default=False)
 WEBHOOK_CONNECT_SECONDS = env.float("WEBHOOK_CONNECT_SECONDS", default=3.0)
 WEBHOOK_TIMEOUT_SECONDS = env.float("WEBHOOK_TIMEOUT_SECONDS", default=5.0)
 WEBHOOK_DEADLINE_SECONDS = env.float("WEBHOOK_DEADLINE_SECONDS", default=10.0)
+# A pending delivery whose next attempt is this overdue, with none under way, lost its task
+# (a worker killed mid-delivery, the broker down when it was made): the sweep resends it.
+WEBHOOK_STUCK_SECONDS = env.int("WEBHOOK_STUCK_SECONDS", default=120)
 # Keys that encrypt webhook secrets at rest (accounts.secret_box): the first seals, all
 # open. To rotate, put a new key first, run `manage.py rotate_webhook_secrets`, then drop
 # the old one. Without the setting, a key derived from SECRET_KEY.

@@ -24,10 +24,12 @@ from accounts.secret_box import seal, unseal
 from accounts.tasks import deliver_webhook
 from accounts.webhooks import (
     MAX_ATTEMPTS,
+    MAX_BACKOFF_SECONDS,
     WebhookRejected,
     check_url,
     deliver,
     is_public_address,
+    retry_delay,
 )
 from core.models import IdempotencyRecord
 from tests.conftest import client_for
@@ -325,7 +327,8 @@ def test_the_guard_is_applied_again_at_delivery():
 
 def test_retry_backoff_stays_below_the_visibility_timeout():
     visibility = settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]
-    assert 0 < deliver_webhook.retry_backoff_max < visibility
+    assert 0 < MAX_BACKOFF_SECONDS < visibility
+    assert all(retry_delay(n) <= MAX_BACKOFF_SECONDS for n in range(1, 40))
 
 
 # --- deliveries ----------------------------------------------------------------------
