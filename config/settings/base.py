@@ -87,7 +87,9 @@ if env.bool("DATABASE_POOL", default=False):
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": 2,
         "max_size": env.int("DATABASE_POOL_SIZE", default=16),
-        "timeout": 20,
+        # How long a request waits for a connection, also when PostgreSQL is down (it
+        # then answers 503).
+        "timeout": env.float("DATABASE_POOL_TIMEOUT", default=20.0),
     }
 else:
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
