@@ -12,10 +12,15 @@ def deliver_webhook(self, delivery_id: int, attempts: int | None = None) -> None
     new count of attempts (so a duplicate of this task finds its count out of date)."""
     if deliver(delivery_id, attempts):
         return
-    attempts, due = WebhookDelivery.objects.filter(pk=delivery_id).values_list(
-        "attempts", "next_attempt_at"
-    )[0]
-    countdown = max(0.0, (due - timezone.now()).total_seconds())
+    due = (
+        WebhookDelivery.objects.filter(pk=delivery_id)
+        .values_list("attempts", "next_attempt_at")
+        .first()
+    )
+    if due is None:  # deleted meanwhile
+        return
+    attempts, at = due
+    countdown = max(0.0, (at - timezone.now()).total_seconds())
     raise self.retry(args=(delivery_id, attempts), countdown=countdown)
 
 

@@ -302,7 +302,9 @@ def deliver(delivery_id: int, attempts: int | None = None) -> bool:
     up, or another task's), False to retry at the delivery's `next_attempt_at`."""
     if not _claim(delivery_id, attempts, timezone.now()):
         return True
-    delivery = WebhookDelivery.objects.select_related("webhook").get(pk=delivery_id)
+    delivery = WebhookDelivery.objects.select_related("webhook").filter(pk=delivery_id).first()
+    if delivery is None:  # its webhook was deleted meanwhile
+        return True
     hook = delivery.webhook
     body = json.dumps(delivery.payload, separators=(",", ":")).encode()
     delivery.last_status_code = None

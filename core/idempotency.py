@@ -89,10 +89,10 @@ def _release_owner_lock(request: Request, key: str) -> None:
                 "SELECT pg_advisory_unlock(%s, hashtext(%s))",
                 [OWNER_LOCK_SPACE, f"{request.user.pk}:{key}"],
             )
-    except DatabaseError:
+    except DatabaseError as exc:
         # The connection is gone, and the lock with it; a pooled connection must not be
         # reused holding it, though.
-        logger.exception("idempotency: could not release the owner lock")
+        logger.warning("idempotency: could not release the owner lock: %s", exc)
         connection.close()
 
 

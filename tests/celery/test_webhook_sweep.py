@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from accounts.models import Webhook, WebhookDelivery
 from accounts.secret_box import seal
+from accounts.tasks import deliver_webhook
 from accounts.webhooks import LEASE, deliver, resend_stuck
 from tests.celery.conftest import wait_until
 from tests.factories import UserFactory
@@ -22,10 +23,12 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 class SlowReceiver:
-    """Counts the POSTs per X-Delivery-Id, answering each after `delay` seconds."""
+    """Counts the POSTs per X-Delivery-Id, answering each after `delay` seconds with the
+    statuses given, in order (the last one repeats)."""
 
-    def __init__(self, delay: float = 0.0) -> None:
+    def __init__(self, delay: float = 0.0, statuses: tuple[int, ...] = (204,)) -> None:
         self.posts: Counter[str] = Counter()
+        self.statuses = list(statuses)
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -33,7 +36,8 @@ class SlowReceiver:
                 self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 receiver.posts[self.headers["X-Delivery-Id"]] += 1
                 time.sleep(delay)
-                self.send_response(204)
+                statuses = receiver.statuses
+                self.send_response(statuses.pop(0) if len(statuses) > 1 else statuses[0])
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 
@@ -107,6 +111,19 @@ def test_a_delivery_left_pending_by_a_dead_worker_is_resent_by_the_sweep(celery_
     assert receiver.posts == {str(stranded.pk): 1}
     assert WebhookDelivery.objects.get(pk=waiting.pk).attempts == 0
     assert WebhookDelivery.objects.get(pk=in_flight.pk).attempts == 0
+
+
+def test_a_failed_attempt_is_retried_by_the_worker_at_its_due_time(celery_processes):
+    with SlowReceiver(statuses=(500, 204)) as receiver:
+        (delivery,) = _deliveries(receiver.url, 1)
+        celery_processes.start_worker()
+        deliver_webhook.delay(delivery.pk, 0)
+        wait_until(
+            lambda: WebhookDelivery.objects.get(pk=delivery.pk).status == "delivered",
+            timeout=60,
+        )
+    delivery.refresh_from_db()
+    assert delivery.attempts == 2 and receiver.posts == {str(delivery.pk): 2}
 
 
 def test_concurrent_sweeps_resend_each_stuck_delivery_once():
