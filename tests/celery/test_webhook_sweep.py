@@ -29,12 +29,16 @@ class SlowReceiver:
     def __init__(self, delay: float = 0.0, statuses: tuple[int, ...] = (204,)) -> None:
         self.posts: Counter[str] = Counter()
         self.statuses = list(statuses)
+        self.hang_first = threading.Event()  # cleared: the first POST waits until set
+        self.hang_first.set()
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 receiver.posts[self.headers["X-Delivery-Id"]] += 1
+                if sum(receiver.posts.values()) == 1:
+                    receiver.hang_first.wait(timeout=60)
                 time.sleep(delay)
                 statuses = receiver.statuses
                 self.send_response(statuses.pop(0) if len(statuses) > 1 else statuses[0])
@@ -85,6 +89,34 @@ def _in_threads(count: int, work) -> list:
         thread.join(timeout=60)
     assert not any(isinstance(r, Exception) for r in results), results
     return results
+
+
+def test_a_worker_killed_mid_delivery_leaves_it_to_the_sweep(celery_processes):
+    with SlowReceiver() as receiver:
+        receiver.hang_first.clear()  # the first attempt gets no answer
+        (delivery,) = _deliveries(receiver.url, 1)
+        worker = celery_processes.start_worker()
+        deliver_webhook.delay(delivery.pk, 0)
+        wait_until(lambda: receiver.posts[str(delivery.pk)] == 1, timeout=60)
+        celery_processes.kill(worker)  # kill -9 while it waits for the answer
+        delivery.refresh_from_db()
+        assert delivery.status == "pending" and delivery.attempts == 1
+        assert delivery.leased_until > timezone.now()
+        assert resend_stuck() == 0  # its lease may still be an attempt under way
+        # As if the lease had run out and the delivery were overdue by now.
+        long_ago = timezone.now() - timedelta(hours=1)
+        WebhookDelivery.objects.filter(pk=delivery.pk).update(
+            leased_until=long_ago, next_attempt_at=long_ago
+        )
+        celery_processes.start_worker()
+        assert resend_stuck() == 1
+        wait_until(
+            lambda: WebhookDelivery.objects.get(pk=delivery.pk).status == "delivered",
+            timeout=60,
+        )
+        receiver.hang_first.set()
+    delivery.refresh_from_db()
+    assert delivery.attempts == 2 and receiver.posts == {str(delivery.pk): 2}
 
 
 def test_a_delivery_left_pending_by_a_dead_worker_is_resent_by_the_sweep(celery_processes):
