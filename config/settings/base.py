@@ -326,4 +326,4 @@ WEBHOOK_STUCK_SECONDS = env.int("WEBHOOK_STUCK_SECONDS", default=120)
 # Keys that encrypt webhook secrets at rest (accounts.secret_box): the first seals, all
 # open. To rotate, put a new key first, run `manage.py rotate_webhook_secrets`, then drop
 # the old one. Without the setting, a key derived from SECRET_KEY.
-WEBHOOK_SECRET_KEYS = env.list("WEBHOOK_SECRET_KEYS", default=[SECRET_KEY])
+WEBHOOK_SECRET_KEYS = env.list("WEBHOOK_SECRET_KEYS", default=[]) or [SECRET_KEY]
