@@ -236,9 +236,19 @@ class PostgresCluster:
                 process.kill()
         psutil.wait_procs(processes, timeout=10)
 
-    def start(self) -> None:
+    def start(self, timeout: float = 120) -> None:
         """Starts it again (after `kill`), waiting until it accepts connections."""
-        self.server.ensure_postgres_running()
+        try:
+            self.server.ensure_postgres_running()
+        except subprocess.TimeoutExpired:
+            # pgserver gives pg_ctl 10 s; crash recovery on a loaded machine may take
+            # longer, and the server goes on starting without it.
+            deadline = time.monotonic() + timeout
+            ready = [self.bin / "pg_isready", "--quiet", "--dbname", self.url("postgres")]
+            while subprocess.run(ready, check=False).returncode != 0:
+                assert time.monotonic() < deadline, "PostgreSQL did not come back"
+                time.sleep(0.2)
+            self.server.ensure_postgres_running()  # now finds it running, and keeps its pid
 
     def stop(self) -> None:
         self.server.cleanup()
