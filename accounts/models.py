@@ -90,11 +90,12 @@ class ApiToken(models.Model):
 
 
 class Webhook(models.Model):
-    """Where to POST a player's turn notifications; each body is signed with `secret`."""
+    """Where to POST a player's turn notifications; each body is signed with the secret,
+    which is kept only encrypted (`accounts.secret_box`)."""
 
     user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="webhooks")
     url = models.URLField(max_length=500)
-    secret = models.CharField(max_length=128)
+    encrypted_secret = models.TextField()
     created_at = models.DateTimeField(default=timezone.now)
     active = models.BooleanField(default=True)
 
@@ -117,9 +118,20 @@ class WebhookDelivery(models.Model):
     last_error = models.CharField(max_length=300, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     delivered_at = models.DateTimeField(null=True, blank=True)
+    # When the next attempt is due; one overdue with no lease lost its task (the sweep).
+    next_attempt_at = models.DateTimeField(default=timezone.now)
+    # Set while an attempt is under way: no other attempt starts before it passes.
+    leased_until = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        indexes = [models.Index(fields=["webhook", "-id"])]
+        indexes = [
+            models.Index(fields=["webhook", "-id"]),
+            models.Index(
+                fields=["next_attempt_at"],
+                condition=models.Q(status="pending"),
+                name="accounts_delivery_pending_due",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.event} -> {self.webhook_id} ({self.status})"

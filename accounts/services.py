@@ -11,6 +11,7 @@ from django.utils import timezone
 from accounts.errors import InvalidCredentials
 from accounts.events import sessions_changed
 from accounts.models import ApiToken, User, Webhook, hash_token
+from accounts.secret_box import seal
 from accounts.webhooks import check_url
 from core.errors import DomainError, InvalidInput, NotFoundError
 from ledger.services import signup_grant
@@ -112,7 +113,7 @@ def webhook_create(*, user: User, url: str, secret: str | None = None) -> tuple[
             f"At most {MAX_WEBHOOKS} webhooks per account.", code="too_many_webhooks", status=409
         )
     secret = secret or secrets.token_urlsafe(32)
-    return Webhook.objects.create(user=user, url=url, secret=secret), secret
+    return Webhook.objects.create(user=user, url=url, encrypted_secret=seal(secret)), secret
 
 
 def webhook_delete(*, user: User, webhook_id: int) -> None:

@@ -1,31 +1,32 @@
 from celery import shared_task
-from django.conf import settings
+from django.utils import timezone
 
 from accounts.events import account_events_purge
-from accounts.webhooks import deliver
-
-# A retry waits in Redis as a task with an ETA; one held longer than the visibility
-# timeout is delivered again, so the longest wait stays a margin below it.
-MAX_BACKOFF_SECONDS = max(
-    1, min(300, settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] - 60)
-)
+from accounts.models import WebhookDelivery
+from accounts.webhooks import MAX_ATTEMPTS, deliver, resend_stuck
 
 
-class DeliveryPending(Exception):
-    """Raised to make Celery retry a delivery with backoff."""
+@shared_task(bind=True, acks_late=True, max_retries=MAX_ATTEMPTS)
+def deliver_webhook(self, delivery_id: int, attempts: int | None = None) -> None:
+    """One attempt; a failed one is retried at the delivery's `next_attempt_at`, with the
+    new count of attempts (so a duplicate of this task finds its count out of date)."""
+    if deliver(delivery_id, attempts):
+        return
+    due = (
+        WebhookDelivery.objects.filter(pk=delivery_id)
+        .values_list("attempts", "next_attempt_at")
+        .first()
+    )
+    if due is None:  # deleted meanwhile
+        return
+    attempts, at = due
+    countdown = max(0.0, (at - timezone.now()).total_seconds())
+    raise self.retry(args=(delivery_id, attempts), countdown=countdown)
 
 
-@shared_task(
-    acks_late=True,
-    autoretry_for=(DeliveryPending,),
-    retry_backoff=2,
-    retry_backoff_max=MAX_BACKOFF_SECONDS,
-    retry_jitter=True,
-    max_retries=10,
-)
-def deliver_webhook(delivery_id: int) -> None:
-    if not deliver(delivery_id):
-        raise DeliveryPending(delivery_id)
+@shared_task(acks_late=True)
+def resend_stuck_webhook_deliveries() -> int:
+    return resend_stuck()
 
 
 @shared_task(acks_late=True)

@@ -7,24 +7,37 @@ import hmac
 import http.client
 import ipaddress
 import json
+import random
 import socket
 import ssl
 import threading
 import time
+from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import SplitResult, urlsplit
 
 from celery import current_app
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F, Q
 from django.utils import timezone
 
 from accounts.models import Webhook, WebhookDelivery
+from accounts.secret_box import unseal
 from core.errors import DomainError
 
 DELIVER_WEBHOOK = "accounts.tasks.deliver_webhook"
 
 MAX_ATTEMPTS = 6
+# A retry waits in Redis as a task with an ETA; one held longer than the visibility
+# timeout is delivered again, so the longest wait stays a margin below it.
+MAX_BACKOFF_SECONDS = max(
+    1, min(300, settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] - 60)
+)
+# An attempt owns its delivery for this long: the exchange ends by the deadline (the
+# address lookup before it aside), so a lease still held after that belongs to a worker
+# that died mid-delivery.
+LEASE = timedelta(seconds=settings.WEBHOOK_DEADLINE_SECONDS + 60)
 
 
 class WebhookRejected(DomainError):
@@ -215,23 +228,85 @@ def notify_players(*, user_ids: list[int], event: str, payload: dict[str, Any]) 
             for pk in hooks
         ]
     )
-    ids = [d.pk for d in deliveries]
+    _enqueue([(d.pk, 0) for d in deliveries])
+
+
+def _enqueue(attempts_by_id: list[tuple[int, int]]) -> None:
+    """Sends a task per delivery after the commit, each with the attempts made so far: a
+    task whose count is out of date is a duplicate and does nothing (`deliver`)."""
     # By task name: the task module imports this one (no import cycle). `robust`: with
     # the broker down the change that notifies has committed, so its request must not
-    # fail; the error is logged and the deliveries stay pending.
+    # fail; the error is logged, the deliveries stay pending and the sweep resends them.
     transaction.on_commit(
-        lambda: [current_app.send_task(DELIVER_WEBHOOK, args=(pk,)) for pk in ids], robust=True
+        lambda: [
+            current_app.send_task(DELIVER_WEBHOOK, args=(pk, attempts))
+            for pk, attempts in attempts_by_id
+        ],
+        robust=True,
     )
 
 
-def deliver(delivery_id: int) -> bool:
-    """One attempt. Returns True when done (delivered, or given up), False to retry."""
+def retry_delay(attempts: int) -> float:
+    """Seconds before the next attempt after `attempts` failed ones: exponential from 2 s,
+    at most MAX_BACKOFF_SECONDS, with jitter so receivers back up do not get them all at
+    once."""
+    ceiling = min(MAX_BACKOFF_SECONDS, 2 * 2 ** max(0, attempts - 1))
+    return random.uniform(ceiling / 2, ceiling)
+
+
+def _claim(delivery_id: int, attempts: int | None, now: datetime) -> bool:
+    """Takes the delivery for one attempt (counted now, so a worker dying mid-delivery
+    still uses one up). Refused when it is done, when another attempt holds its lease, or
+    when `attempts` (the count the task was sent with) is out of date: two tasks for one
+    delivery never both send it."""
+    claimable = WebhookDelivery.objects.filter(
+        Q(leased_until__isnull=True) | Q(leased_until__lte=now),
+        pk=delivery_id,
+        status=WebhookDelivery.Status.PENDING,
+    )
+    if attempts is not None:
+        claimable = claimable.filter(attempts=attempts)
+    return bool(claimable.update(attempts=F("attempts") + 1, leased_until=now + LEASE))
+
+
+def resend_stuck(*, now: datetime | None = None, limit: int = 500) -> int:
+    """Sends again the pending deliveries whose next attempt is overdue by
+    WEBHOOK_STUCK_SECONDS with no attempt under way: their task was lost (a worker killed
+    mid-delivery, the broker down when they were made). Returns how many. Run by beat;
+    two sweeps at once skip each other's rows, and a resent row is due afresh, so no
+    delivery is sent twice."""
+    now = now or timezone.now()
+    overdue = now - timedelta(seconds=settings.WEBHOOK_STUCK_SECONDS)
+    with transaction.atomic():
+        stuck = list(
+            WebhookDelivery.objects.select_for_update(skip_locked=True)
+            .filter(
+                Q(leased_until__isnull=True) | Q(leased_until__lte=now),
+                status=WebhookDelivery.Status.PENDING,
+                next_attempt_at__lt=overdue,
+            )
+            .order_by("next_attempt_at")
+            .values_list("pk", "attempts")[:limit]
+        )
+        if stuck:
+            WebhookDelivery.objects.filter(pk__in=[pk for pk, _ in stuck]).update(
+                next_attempt_at=now
+            )
+            _enqueue(stuck)
+    return len(stuck)
+
+
+def deliver(delivery_id: int, attempts: int | None = None) -> bool:
+    """One attempt, if the delivery is still pending, free, and (given `attempts`) at that
+    count. Returns True when there is nothing more for this task to do (delivered, given
+    up, or another task's), False to retry at the delivery's `next_attempt_at`."""
+    if not _claim(delivery_id, attempts, timezone.now()):
+        return True
     delivery = WebhookDelivery.objects.select_related("webhook").filter(pk=delivery_id).first()
-    if delivery is None or delivery.status != WebhookDelivery.Status.PENDING:
+    if delivery is None:  # its webhook was deleted meanwhile
         return True
     hook = delivery.webhook
     body = json.dumps(delivery.payload, separators=(",", ":")).encode()
-    delivery.attempts += 1
     delivery.last_status_code = None
     try:
         status = _post(
@@ -239,7 +314,7 @@ def deliver(delivery_id: int) -> bool:
             body,
             {
                 "Content-Type": "application/json",
-                "X-Signature": sign(hook.secret, body, int(time.time())),
+                "X-Signature": sign(unseal(hook.encrypted_secret), body, int(time.time())),
                 "X-Delivery-Id": str(delivery.pk),
                 "User-Agent": "liarsdice-webhooks/1",
             },
@@ -260,5 +335,19 @@ def deliver(delivery_id: int) -> bool:
     if not done and delivery.attempts >= MAX_ATTEMPTS:
         delivery.status = WebhookDelivery.Status.FAILED
         done = True
-    delivery.save()
+    if not done:
+        delivery.next_attempt_at = timezone.now() + timedelta(
+            seconds=retry_delay(delivery.attempts)
+        )
+    delivery.leased_until = None
+    delivery.save(
+        update_fields=[
+            "status",
+            "last_status_code",
+            "last_error",
+            "delivered_at",
+            "next_attempt_at",
+            "leased_until",
+        ]
+    )
     return done

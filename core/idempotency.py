@@ -1,7 +1,12 @@
 """`Idempotency-Key` for mutating POSTs (API.md): the first response is kept per user and
 key; a replay with the same body returns it, a different body is a 422, a replay while
 the first request still runs is a 409. The key is claimed by a committed INSERT before
-the work starts, so two identical requests racing each other still act once."""
+the work starts, so two identical requests racing each other still act once.
+
+While it works, the request owning a key holds a PostgreSQL session advisory lock for it,
+and only a request holding that lock may claim or take over the key. PostgreSQL drops
+the lock with the owner's connection, so when the process running a request is killed,
+a retry can take its lock at once and knows the claim left behind is abandoned."""
 
 import functools
 import hashlib
@@ -14,7 +19,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter
@@ -28,9 +33,9 @@ from core.parsers import UNSTORABLE_CHARACTERS
 logger = logging.getLogger(__name__)
 
 KEEP_FOR = timedelta(hours=24)
-# A claim still without a response after this was abandoned (its process died): no
-# request runs that long (gunicorn's timeout is 60 s), so the key may be claimed afresh.
-ABANDONED_AFTER = timedelta(minutes=5)
+# The first key of the owner locks (the second is a hash of user and key), apart from
+# other advisory locks of the application.
+OWNER_LOCK_SPACE = 0x1D3
 HEADER = "Idempotency-Key"
 IDEMPOTENCY_HEADER = OpenApiParameter(
     HEADER,
@@ -66,17 +71,37 @@ def _without(body: Any, secret_fields: Sequence[str]) -> Any:
     return {k: v for k, v in body.items() if k not in secret_fields}
 
 
-def _reclaimable(now: datetime) -> Q:
-    """Records that no longer hold their key: expired, or claimed and abandoned."""
-    return Q(created_at__lt=now - KEEP_FOR) | Q(
-        response_status__isnull=True, created_at__lt=now - ABANDONED_AFTER
-    )
+def _take_owner_lock(request: Request, key: str) -> bool:
+    """Whether this request now holds the key's owner lock (never waits: a request that
+    cannot take it is a duplicate of one still running)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_try_advisory_lock(%s, hashtext(%s))",
+            [OWNER_LOCK_SPACE, f"{request.user.pk}:{key}"],
+        )
+        return cursor.fetchone()[0]
+
+
+def _release_owner_lock(request: Request, key: str) -> None:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_advisory_unlock(%s, hashtext(%s))",
+                [OWNER_LOCK_SPACE, f"{request.user.pk}:{key}"],
+            )
+    except DatabaseError as exc:
+        # The connection is gone, and the lock with it; a pooled connection must not be
+        # reused holding it, though.
+        logger.warning("idempotency: could not release the owner lock: %s", exc)
+        connection.close()
 
 
 def _claim(request: Request, key: str, fingerprint: str) -> IdempotencyRecord | None:
-    """Returns the existing record, or None once this request owns the key. The claim
-    commits at once, so a concurrent duplicate sees it (migration 0004 says why it need
-    not wait for the disk)."""
+    """Returns the existing record, or None once this request owns the key. Called with
+    the owner lock held, so a record still without a response is abandoned: its owner
+    died (it would hold the lock otherwise). The claim commits at once, so a request
+    that cannot check the lock sees it (migration 0004 says why it need not wait for the
+    disk)."""
     for _ in range(3):
         with connection.cursor() as cursor:
             cursor.execute(
@@ -85,13 +110,13 @@ def _claim(request: Request, key: str, fingerprint: str) -> IdempotencyRecord | 
             )
             if cursor.fetchone()[0] is not None:
                 return None
-        stale = IdempotencyRecord.objects.filter(_reclaimable(timezone.now()))
-        if stale.filter(user=request.user, key=key).delete()[0]:
-            continue  # forgotten: claim the key afresh
+        stale = Q(created_at__lt=timezone.now() - KEEP_FOR) | Q(response_status__isnull=True)
+        if IdempotencyRecord.objects.filter(stale, user=request.user, key=key).delete()[0]:
+            continue  # expired or abandoned: claim the key afresh
         existing = IdempotencyRecord.objects.filter(user=request.user, key=key).first()
         if existing is not None:
             return existing
-    # Only a pathological race (claimed, expired and reclaimed by others in between).
+    # Only a pathological race (claimed, expired and purged by others in between).
     raise ConflictError("Another request is claiming this key.", code="idempotency_key_in_use")
 
 
@@ -155,6 +180,29 @@ def _check_key(key: str) -> None:
         )
 
 
+def _answer_from(existing: IdempotencyRecord | None, fingerprint: str) -> Response:
+    """The answer to a request whose key another request holds or answered."""
+    if existing is not None and existing.request_hash != fingerprint:
+        raise DomainError(
+            f"This {HEADER} was used with a different request.",
+            code="idempotency_key_reused",
+            status=422,
+        )
+    if existing is None or existing.response_status is None:
+        raise ConflictError(
+            "The first request with this key is still running.",
+            code="idempotency_key_in_use",
+        )
+    replay = Response(
+        existing.response_body,
+        status=existing.response_status,
+        headers={"Idempotent-Replayed": "true"},
+    )
+    if existing.response_status >= 400:
+        replay.content_type = "application/problem+json"
+    return replay
+
+
 def idempotent(handler: Callable | None = None, *, secret_fields: Sequence[str] = ()) -> Callable:
     """Makes a POST handler idempotent (`@idempotent`). With `secret_fields`
     (`@idempotent(secret_fields=["secret"])`) those top-level fields of the response are
@@ -163,34 +211,8 @@ def idempotent(handler: Callable | None = None, *, secret_fields: Sequence[str] 
     if handler is None:
         return functools.partial(idempotent, secret_fields=tuple(secret_fields))
 
-    @functools.wraps(handler)
-    def wrapper(view, request: Request, *args, **kwargs) -> Response:
-        key = request.headers.get(HEADER)
-        if key is None:
-            return handler(view, request, *args, **kwargs)
-        _check_key(key)
-        fingerprint = _fingerprint(request, secret_fields)
-        existing = _claim(request, key, fingerprint)
-        if existing is not None:
-            if existing.request_hash != fingerprint:
-                raise DomainError(
-                    f"This {HEADER} was used with a different request.",
-                    code="idempotency_key_reused",
-                    status=422,
-                )
-            if existing.response_status is None:
-                raise ConflictError(
-                    "The first request with this key is still running.",
-                    code="idempotency_key_in_use",
-                )
-            replay = Response(
-                existing.response_body,
-                status=existing.response_status,
-                headers={"Idempotent-Replayed": "true"},
-            )
-            if existing.response_status >= 400:
-                replay.content_type = "application/problem+json"
-            return replay
+    def run(view, request: Request, key: str, *args, **kwargs) -> Response:
+        """The handler, as the owner of `key`: its response kept for replays."""
         try:
             # The work and its stored response commit together: a crash can never leave
             # an action applied with its key unanswered.
@@ -208,5 +230,25 @@ def idempotent(handler: Callable | None = None, *, secret_fields: Sequence[str] 
         if response.status_code >= 500:
             _release(request, key)
         return response
+
+    @functools.wraps(handler)
+    def wrapper(view, request: Request, *args, **kwargs) -> Response:
+        key = request.headers.get(HEADER)
+        if key is None:
+            return handler(view, request, *args, **kwargs)
+        _check_key(key)
+        fingerprint = _fingerprint(request, secret_fields)
+        if not _take_owner_lock(request, key):
+            # A request with this key is running: answer from its record if it is
+            # already answered, else that it still runs.
+            existing = IdempotencyRecord.objects.filter(user=request.user, key=key).first()
+            return _answer_from(existing, fingerprint)
+        try:
+            existing = _claim(request, key, fingerprint)
+            if existing is not None:
+                return _answer_from(existing, fingerprint)
+            return run(view, request, key, *args, **kwargs)
+        finally:
+            _release_owner_lock(request, key)
 
     return wrapper

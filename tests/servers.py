@@ -1,6 +1,7 @@
 """Processes a test owns and may kill: a redis-server of its own on a free port, and the
 Procfile under scripts/supervise.py."""
 
+import contextlib
 import os
 import re
 import shutil
@@ -181,3 +182,74 @@ class WebServer:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait()
         self.log.close()
+
+
+class PostgresCluster:
+    """A PostgreSQL cluster of the test's own in `directory` (pgserver's build, as
+    scripts/stack.py runs it), holding a copy of the test database's schema, so a test
+    may kill it -9 without harming the suite's database. Deleted by `stop()`."""
+
+    def __init__(self, directory: Path) -> None:
+        import pgserver
+
+        self.home = directory.parent
+        self.home.chmod(0o755)  # PostgreSQL runs as another user when tests run as root
+        self.bin = Path(pgserver.__file__).parent / "pginstall" / "bin"
+        self.server = pgserver.get_server(directory, cleanup_mode="delete")
+        self.socket_dir = self.server.get_uri().split("host=", 1)[1]
+
+    def url(self, database: str) -> str:
+        return f"postgres://postgres@/{database}?host={self.socket_dir}"
+
+    def copy_database(self, source_url: str, name: str) -> None:
+        """Creates database `name` as a copy of the one at `source_url` (schema, functions,
+        triggers and rows), faster than migrating it."""
+        self.server.psql(f"CREATE DATABASE {name};")
+        dump = subprocess.run(
+            [
+                self.bin / "pg_dump",
+                "--no-owner",
+                "--no-privileges",
+                "--disable-triggers",
+                "--dbname",
+                source_url,
+            ],
+            check=True,
+            capture_output=True,
+        ).stdout
+        subprocess.run(
+            [self.bin / "psql", "--quiet", "-v", "ON_ERROR_STOP=1", "--dbname", self.url(name)],
+            input=dump,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+
+    def kill(self) -> None:
+        """kill -9 of the postmaster and every backend at once, as a crashed host or
+        container: no shutdown checkpoint, recovery from the log at the next start."""
+        import psutil
+
+        postmaster = psutil.Process(self.server.get_pid())
+        processes = [postmaster, *postmaster.children(recursive=True)]
+        for process in processes:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                process.kill()
+        psutil.wait_procs(processes, timeout=10)
+
+    def start(self, timeout: float = 120) -> None:
+        """Starts it again (after `kill`), waiting until it accepts connections."""
+        try:
+            self.server.ensure_postgres_running()
+        except subprocess.TimeoutExpired:
+            # pgserver gives pg_ctl 10 s; crash recovery on a loaded machine may take
+            # longer, and the server goes on starting without it.
+            deadline = time.monotonic() + timeout
+            ready = [self.bin / "pg_isready", "--quiet", "--dbname", self.url("postgres")]
+            while subprocess.run(ready, check=False).returncode != 0:
+                assert time.monotonic() < deadline, "PostgreSQL did not come back"
+                time.sleep(0.2)
+            self.server.ensure_postgres_running()  # now finds it running, and keeps its pid
+
+    def stop(self) -> None:
+        self.server.cleanup()
+        shutil.rmtree(self.home, ignore_errors=True)

@@ -87,7 +87,9 @@ if env.bool("DATABASE_POOL", default=False):
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": 2,
         "max_size": env.int("DATABASE_POOL_SIZE", default=16),
-        "timeout": 20,
+        # How long a request waits for a connection, also when PostgreSQL is down (it
+        # then answers 503).
+        "timeout": env.float("DATABASE_POOL_TIMEOUT", default=20.0),
     }
 else:
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
@@ -299,6 +301,11 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 30.0,
         "options": {"expires": 60},
     },
+    "resend-stuck-webhook-deliveries": {
+        "task": "accounts.tasks.resend_stuck_webhook_deliveries",
+        "schedule": 60.0,
+        "options": {"expires": 60},
+    },
     "purge-idempotency-records": {
         "task": "core.tasks.purge_idempotency_records",
         "schedule": 3600.0,
@@ -313,3 +320,10 @@ WEBHOOKS_ALLOW_PRIVATE = env.bool("WEBHOOKS_ALLOW_PRIVATE", default=False)
 WEBHOOK_CONNECT_SECONDS = env.float("WEBHOOK_CONNECT_SECONDS", default=3.0)
 WEBHOOK_TIMEOUT_SECONDS = env.float("WEBHOOK_TIMEOUT_SECONDS", default=5.0)
 WEBHOOK_DEADLINE_SECONDS = env.float("WEBHOOK_DEADLINE_SECONDS", default=10.0)
+# A pending delivery whose next attempt is this overdue, with none under way, lost its task
+# (a worker killed mid-delivery, the broker down when it was made): the sweep resends it.
+WEBHOOK_STUCK_SECONDS = env.int("WEBHOOK_STUCK_SECONDS", default=120)
+# Keys that encrypt webhook secrets at rest (accounts.secret_box): the first seals, all
+# open. To rotate, put a new key first, run `manage.py rotate_webhook_secrets`, then drop
+# the old one. Without the setting, a key derived from SECRET_KEY.
+WEBHOOK_SECRET_KEYS = env.list("WEBHOOK_SECRET_KEYS", default=[]) or [SECRET_KEY]

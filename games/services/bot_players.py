@@ -9,7 +9,7 @@ back to it (`games.stakes`): bots have no wallet to share, so tables never race 
 """
 
 from django.contrib.auth.hashers import make_password
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import QuerySet
 
 from accounts.models import User
@@ -20,6 +20,8 @@ STRATEGIES = tuple(bots.STRATEGIES)
 # Tries at a free username before giving up; a name is taken only by a concurrent
 # creation or by an account registered before the prefix was reserved.
 _NAME_ATTEMPTS = 20
+# The first key of the advisory locks on bot names, apart from the application's others.
+_NAME_LOCK_SPACE = 0xB07
 
 
 def server_bots(strategy: str) -> QuerySet[User]:
@@ -38,7 +40,7 @@ def server_bot(strategy: str, *, free_at: Match | None = None) -> User:
         if bot is not None:
             return bot
         name_index = server_bots(strategy).count()
-        while User.objects.filter(username__iexact=_bot_name(strategy, name_index)).exists():
+        while not _name_free(_bot_name(strategy, name_index)):
             name_index += 1
         try:
             with transaction.atomic():
@@ -51,6 +53,21 @@ def server_bot(strategy: str, *, free_at: Match | None = None) -> User:
         except IntegrityError:
             continue  # a concurrent request took that name: look again
     raise RuntimeError(f"No free username for a new {strategy} bot.")
+
+
+def _name_free(name: str) -> bool:
+    """Whether `name` is free for this transaction to create, which then holds it until
+    it ends. A name another transaction is creating (so its row is not committed) counts
+    as taken: waiting for that transaction on the username index would deadlock two
+    transactions creating bots in opposite orders (the lock is only tried, never waited
+    for, and the next name is used instead)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_try_advisory_xact_lock(%s, hashtext(%s))", [_NAME_LOCK_SPACE, name.lower()]
+        )
+        if not cursor.fetchone()[0]:
+            return False
+    return not User.objects.filter(username__iexact=name).exists()
 
 
 def _bot_name(strategy: str, index: int) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import DateTimeField, ExpressionWrapper, F, Value
+from django.db.models import DateTimeField, Exists, ExpressionWrapper, F, OuterRef, Value
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
@@ -145,15 +145,24 @@ def grant_outage_grace(*, now: datetime) -> int:
     meanwhile no timeout could run and no player could act. Each active turn whose
     deadline fell after `last_seen` and before the end of the grace then gets the time
     it had left at `last_seen` again, counted from now, and at least OUTAGE_GRACE_SECONDS,
-    so nobody is timed out (or forfeited) for the server's downtime. One transaction: the
+    so nobody is timed out (or forfeited) for the server's downtime (a server bot's turn
+    is not: it is played at once). One transaction: the
     heartbeat row stays locked until the deadlines are moved."""
     grace = timedelta(seconds=settings.OUTAGE_GRACE_SECONDS)
     with transaction.atomic():
         last_seen = heartbeat.beat(SWEEP_HEARTBEAT, now=now)
         if last_seen is None or now - last_seen <= timedelta(seconds=settings.OUTAGE_GAP_SECONDS):
             return 0
+        # A server bot's turn keeps its deadline: the bot lost no time to think, only its
+        # task, and the sweep plays it at once instead of after a grace meant for people.
+        bot_to_play = Seat.objects.filter(
+            match=OuterRef("pk"), seat=OuterRef("turn_seat"), player__is_bot=True
+        ).exclude(player__bot_strategy="")
         extended = Match.objects.filter(
-            status=Match.Status.ACTIVE, turn_deadline__gt=last_seen, turn_deadline__lte=now + grace
+            ~Exists(bot_to_play),
+            status=Match.Status.ACTIVE,
+            turn_deadline__gt=last_seen,
+            turn_deadline__lte=now + grace,
         ).update(
             turn_deadline=Greatest(
                 ExpressionWrapper(F("turn_deadline") + (now - last_seen), DateTimeField()),

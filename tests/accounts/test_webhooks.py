@@ -20,13 +20,16 @@ from django.db import connection
 from django.test import override_settings
 
 from accounts.models import Webhook, WebhookDelivery
+from accounts.secret_box import seal, unseal
 from accounts.tasks import deliver_webhook
 from accounts.webhooks import (
     MAX_ATTEMPTS,
+    MAX_BACKOFF_SECONDS,
     WebhookRejected,
     check_url,
     deliver,
     is_public_address,
+    retry_delay,
 )
 from core.models import IdempotencyRecord
 from tests.conftest import client_for
@@ -82,7 +85,7 @@ class Receiver:
 
 
 def _delivery(url: str, secret: str = SECRET) -> WebhookDelivery:
-    hook = Webhook.objects.create(user=UserFactory(), url=url, secret=secret)
+    hook = Webhook.objects.create(user=UserFactory(), url=url, encrypted_secret=seal(secret))
     return WebhookDelivery.objects.create(
         webhook=hook, event="your_turn", payload={"event": "your_turn", "match_id": 7}
     )
@@ -101,7 +104,7 @@ def test_create_with_a_secret_returns_it_once_and_lists_without_it(user):
     listed = client.get("/api/v1/webhooks/").json()
     assert [h["url"] for h in listed] == ["http://127.0.0.1:9/hook"]
     assert "secret" not in listed[0]
-    assert Webhook.objects.get(pk=listed[0]["id"]).secret == SECRET
+    assert unseal(Webhook.objects.get(pk=listed[0]["id"]).encrypted_secret) == SECRET
 
 
 def test_create_without_a_secret_makes_one(user):
@@ -111,7 +114,7 @@ def test_create_without_a_secret_makes_one(user):
     assert response.status_code == 201, response.content
     secret = response.json()["secret"]
     assert len(secret) >= 32
-    assert Webhook.objects.get(pk=response.json()["id"]).secret == secret
+    assert unseal(Webhook.objects.get(pk=response.json()["id"]).encrypted_secret) == secret
 
 
 def test_an_idempotency_key_replays_the_creation_and_refuses_another_body(user):
@@ -161,7 +164,9 @@ def test_a_loopback_url_is_rejected_by_the_api(user):
 
 
 def test_deleting_someone_elses_webhook_is_404_and_keeps_it(user):
-    other = Webhook.objects.create(user=UserFactory(), url="http://127.0.0.1/", secret=SECRET)
+    other = Webhook.objects.create(
+        user=UserFactory(), url="http://127.0.0.1/", encrypted_secret=seal(SECRET)
+    )
     client = client_for(user)
     response = client.delete(f"/api/v1/webhooks/{other.pk}/")
     assert response.status_code == 404
@@ -181,7 +186,9 @@ def test_deleting_your_webhook_removes_it_from_the_list(user):
 
 
 def test_deliveries_list_shows_the_attempts_newest_first(user):
-    hook = Webhook.objects.create(user=user, url="http://127.0.0.1:9/", secret=SECRET)
+    hook = Webhook.objects.create(
+        user=user, url="http://127.0.0.1:9/", encrypted_secret=seal(SECRET)
+    )
     first = WebhookDelivery.objects.create(webhook=hook, event="your_turn", payload={"n": 1})
     second = WebhookDelivery.objects.create(
         webhook=hook,
@@ -320,7 +327,8 @@ def test_the_guard_is_applied_again_at_delivery():
 
 def test_retry_backoff_stays_below_the_visibility_timeout():
     visibility = settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]
-    assert 0 < deliver_webhook.retry_backoff_max < visibility
+    assert 0 < MAX_BACKOFF_SECONDS < visibility
+    assert all(retry_delay(n) <= MAX_BACKOFF_SECONDS for n in range(1, 40))
 
 
 # --- deliveries ----------------------------------------------------------------------

@@ -95,8 +95,9 @@ class Players:
 def _after_kill(call, *args, **kwargs):
     """`call` (a create or a join), sent again under a new key if its first request died
     with the web process that ran it: that request's work rolled back with its
-    connection, but its key stays claimed (`idempotency_key_in_use`) until abandoned. A
-    request that did commit kept its response, and the resend gets that instead."""
+    connection, and its key is in use (`idempotency_key_in_use`) until PostgreSQL drops
+    the dead connection's owner lock. A request that did commit kept its response, and
+    the resend gets that instead."""
     for _ in range(50):
         try:
             return call(*args, **kwargs)

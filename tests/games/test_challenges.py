@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from accounts.events import account_events_after
 from accounts.models import Webhook, WebhookDelivery
+from accounts.secret_box import seal
 from games.models import Challenge, Match
 from games.services.challenges import challenges_expire
 from ledger.selectors import wallet_balance
@@ -25,7 +26,9 @@ def _challenge(client, usernames, **body):
 
 
 def _hook(user) -> None:
-    Webhook.objects.create(user=user, url="http://127.0.0.1:9/hook", secret="s" * 20)
+    Webhook.objects.create(
+        user=user, url="http://127.0.0.1:9/hook", encrypted_secret=seal("s" * 20)
+    )
 
 
 def test_the_match_starts_when_every_challenged_player_accepts():

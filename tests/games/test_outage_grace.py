@@ -12,6 +12,7 @@ from core import heartbeat
 from core.models import Heartbeat
 from games import services
 from games.models import Match, MatchEvent, Seat
+from games.services.bot_players import server_bot
 from games.services.turns import SWEEP_HEARTBEAT
 from tests.factories import PlayerFactory
 
@@ -68,6 +69,26 @@ def test_deadlines_inside_an_outage_get_their_time_back_not_a_forfeit():
     deadline = Match.objects.get(pk=had_50s.pk).turn_deadline
     assert services.sweep_due_turns() == 0
     assert Match.objects.get(pk=had_50s.pk).turn_deadline == deadline
+
+
+@override_settings(OUTAGE_GAP_SECONDS=30, OUTAGE_GRACE_SECONDS=30)
+def test_a_server_bot_whose_task_was_lost_in_an_outage_plays_at_once():
+    """Its task failed with the database down: the sweep plays its turn as soon as the
+    stack is back, instead of holding every bot table for the people's grace."""
+    now = timezone.now()
+    _last_sweep(now - timedelta(seconds=120))
+    match = services.match_create(
+        user=server_bot("expert"),
+        ruleset="classic",
+        max_players=3,
+        turn_seconds=60,
+        bots=["cautious", "random"],
+    ).match  # every seat a server bot
+    _set_deadline(match, now - timedelta(seconds=60))
+    version = Match.objects.get(pk=match.pk).version
+    assert services.sweep_due_turns() == 1
+    assert Match.objects.get(pk=match.pk).version > version
+    assert not _timed_out(match)
 
 
 @override_settings(OUTAGE_GAP_SECONDS=30)

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from accounts.events import account_events_after
 from accounts.models import Rating, Webhook, WebhookDelivery
+from accounts.secret_box import seal
 from games.models import Match, Seat, Seek
 from games.services import seeks
 from tests.games.helpers import seated_players
@@ -29,7 +30,9 @@ def _seek(client, **body):
 @pytest.mark.django_db
 def test_two_compatible_seeks_start_a_match_and_both_hear_of_it():
     (alice, a), (bob, b) = seated_players(2)
-    Webhook.objects.create(user=alice, url="http://127.0.0.1:9/hook", secret="s" * 20)
+    Webhook.objects.create(
+        user=alice, url="http://127.0.0.1:9/hook", encrypted_secret=seal("s" * 20)
+    )
     first = _seek(a, buy_in=20, ante=1)
     assert first.status_code == 201 and first.json()["status"] == "waiting"
     assert _seek(b, buy_in=20, ante=2).json()["status"] == "waiting"  # another pool

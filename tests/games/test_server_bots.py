@@ -5,7 +5,7 @@ import threading
 
 import pytest
 from django.core.management import call_command
-from django.db import connection
+from django.db import connection, transaction
 
 from accounts.models import User
 from games.models import Match
@@ -143,3 +143,41 @@ def test_ten_tables_started_at_once_against_one_bot_all_start():
     assert {r.json()["seats"][1]["player"]["id"] for r in responses} == {bot.pk}
     assert wallet_balance(user=bot) == 800
     call_command("ledger_check")
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_first_bots_created_in_opposite_orders_do_not_deadlock():
+    """Two tables seating their first-ever bots, one random then cautious, the other
+    cautious then random: each transaction's new username waited on the other's in the
+    unique index, and PostgreSQL killed one as a deadlock."""
+    both_have_one = threading.Barrier(2)
+    outcomes: list = [None, None]
+
+    def seat_bots(index: int, strategies: tuple[str, str]) -> None:
+        try:
+            with transaction.atomic():
+                first = server_bot(strategies[0])
+                both_have_one.wait(timeout=30)
+                second = server_bot(strategies[1])
+            outcomes[index] = (first.bot_strategy, second.bot_strategy)
+        except Exception as exc:  # the deadlock, reported by the assertion below
+            outcomes[index] = exc
+        finally:
+            connection.close()
+
+    threads = [
+        threading.Thread(target=seat_bots, args=(0, ("random", "cautious"))),
+        threading.Thread(target=seat_bots, args=(1, ("cautious", "random"))),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert outcomes == [("random", "cautious"), ("cautious", "random")], outcomes
+    bots = User.objects.filter(is_bot=True).exclude(bot_strategy="")
+    assert {b.bot_strategy for b in bots} == {"random", "cautious"}
+    assert all(b.username.startswith(f"bot-{b.bot_strategy}") for b in bots)
+    # Later tables find the bots made by either.
+    assert server_bot("random").bot_strategy == "random"
+    assert User.objects.filter(is_bot=True).exclude(bot_strategy="").count() == len(bots)
