@@ -88,8 +88,9 @@ if env.bool("DATABASE_POOL", default=False):
         "min_size": 2,
         "max_size": env.int("DATABASE_POOL_SIZE", default=16),
         # How long a request waits for a connection, also when PostgreSQL is down (it
-        # then answers 503).
-        "timeout": env.float("DATABASE_POOL_TIMEOUT", default=20.0),
+        # then answers 503 with Retry-After): longer than any healthy wait, short enough
+        # that a client hears of an outage before its own timeout.
+        "timeout": env.float("DATABASE_POOL_TIMEOUT", default=10.0),
     }
 else:
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
