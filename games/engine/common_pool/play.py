@@ -22,7 +22,7 @@ from ..dice import DiceSource, roll
 from ..errors import ErrorCode, IllegalAction
 from ..limits import MAX_FACE, MAX_PLAYERS, MIN_FACE
 from ..seats import check_new_match, check_seat, live_from, next_live, placements
-from .bids import bid_key, describe_bid, min_quantities, min_quantity_items
+from .bids import bid_key, describe_bid, min_quantities, min_quantity_by_face
 from .rules import CommonPoolRules
 from .state import CommonPoolRound, CommonPoolState
 
@@ -199,7 +199,7 @@ def bid_minimums(rules: CommonPoolRules, r: CommonPoolRound, total: int) -> dict
     """The API's `min_quantity_by_face` now: the order's lowest raises, less the faces
     Perudo closes (aces on an opening bid outside palifico; in palifico every face but
     the opening bid's)."""
-    mq = dict(min_quantity_items(rules.ones_bids, r.bid_key, total))
+    mq = min_quantity_by_face(rules.ones_bids, r.bid_key, total)
     if r.palifico:
         if r.bid is not None:
             face = str(r.bid[1])
