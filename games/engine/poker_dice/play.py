@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..action_fields import (
     action_header,
     check_playing,
     copy_action,
     copy_result,
+    defer_last_round,
     illegal,
     indexes,
     not_your_turn,
@@ -71,8 +74,16 @@ def new_match(
 
 
 def _start_round(
-    state: PokerDiceState, number: int, player_one: int, rng: DiceSource, events: list[dict]
+    state: PokerDiceState,
+    number: int,
+    player_one: int,
+    rng: DiceSource,
+    events: list[dict],
+    changes: dict[str, Any] | None = None,
 ) -> PokerDiceState:
+    """Shake the box for round `number`; `changes` go into the new state too."""
+    changes = {} if changes is None else changes
+    lives = changes.get("lives", state.lives)
     log: list[int] = []
     box = tuple(v - 1 for v in roll(rng, BOX_SIZE, log))  # die faces 1..6 -> ranks 0..5 (9..A)
     rnd = _BLANK_ROUND.evolve(  # evolve: cheaper than the frozen __init__ (hot path)
@@ -83,10 +94,12 @@ def _start_round(
             "type": "round_started",
             "number": number,
             "opener_seat": player_one,
-            "lives": {str(s): n for s, n in enumerate(state.lives)},
+            "lives": {str(s): n for s, n in enumerate(lives)},
         }
     )
-    return state.evolve(round=rnd, rolls=state.rolls + tuple(log))
+    changes["round"] = rnd
+    changes["rolls"] = state.rolls + tuple(log)
+    return state.evolve(**changes)
 
 
 def legal_actions(state: PokerDiceState, seat: int | None) -> list[dict]:
@@ -255,16 +268,20 @@ def _challenge(state: PokerDiceState, r: PokerDiceRound, seat: int, rng: DiceSou
         "gains": {},
         "winner_seat": winner,
     }
-    rec = round_record(r, (*r.actions, record), result)
-    # The event gets its own copy: the server annotates it (chips, salts).
-    events.append({"type": "round_finished", "round": copy_round_record(rec)})
+    actions = (*r.actions, record)
+    # The event gets its own record (the server annotates it: chips, salts); the state's
+    # is made when first read.
+    copies = tuple([copy_action(a) for a in actions])
+    events.append({"type": "round_finished", "round": round_record(r, copies, copy_result(result))})
     lives = list(state.lives)
     lives[loser] -= 1
     events.append({"type": "life_lost", "seat": loser, "count": 1, "lives_left": lives[loser]})
-    state = state.evolve(lives=tuple(lives), last_round=rec, version=state.version + 1)
+    changes = {"lives": tuple(lives), "version": state.version + 1}
     if lives[loser] == 0:
+        state = defer_last_round(state.evolve(**changes), round_record, r, actions, result)
         return _end(state, loser, "lives", events)
-    return _start_round(state, r.number + 1, loser, rng, events), events
+    state = _start_round(state, r.number + 1, loser, rng, events, changes)
+    return defer_last_round(state, round_record, r, actions, result), events
 
 
 def round_record(r: PokerDiceRound, actions: tuple[dict, ...], result: dict | None) -> dict:
