@@ -30,9 +30,10 @@ sys.path.insert(0, str(ROOT))
 from games import engine  # noqa: E402
 from games.engine.bots.random_play import random_action  # noqa: E402
 
-# main just before the engine became one interface with a package per family (merged
-# in at 14f1116, so both sides list max_quantity with a legal bid).
-BASELINE = "14f11164649f720c142a29abd3fb0ae16be16928"
+# main just before the engine became one interface with a package per family. (The
+# first baseline, 14f1116, did not survive the recovery of sessions 17-18 in b9e8a58;
+# ce14dba is the last commit of main with the flat engine.)
+BASELINE = "ce14dbad7a951705b81f1630d224366dc6467e27"
 
 
 def load_engine_before(commit: str, into: Path) -> ModuleType:
@@ -91,6 +92,8 @@ def main() -> None:
             f"{'actions/game':>13} {'same games':>11}"
         )
         for name in engine.PRESETS:
+            if name not in before.PRESETS:
+                continue  # a ruleset added since (perudo): nothing to compare with
             best: dict[str, float] = {}
             counts: dict[str, int] = {}
             for label, (new_match, legal, apply, choose) in engines.items():

@@ -6,9 +6,8 @@ seat's view.)"""
 from __future__ import annotations
 
 import random
-from bisect import bisect_right
 
-from ..poker_dice.hands import BID_BY_KEY, BID_KEYS, canonical_hand
+from ..poker_dice.hands import BID_HANDS, TOP_INDEX, bid_index
 from ..registry import State, engine_of
 
 
@@ -33,16 +32,16 @@ def random_action(
         if low_by_face is not None:
             faces = list(low_by_face)
             face = faces[int(pick() * len(faces))]
-            top = sum(state.dice_counts)
+            top = entry["max_quantity"]  # every die in play
             action["quantity"] = min(top, low_by_face[face] + int(pick() * (spread + 1)))
             action["face"] = int(face)
             if entry.get("can_show") and pick() < 0.3:
                 action["show"] = _subset(rng, len(state.round.dice[seat]), entry["max_show"])
         else:
             r = state.round
-            start = 0 if r.bid is None else bisect_right(BID_KEYS, r.bid_key)
-            i = min(len(BID_KEYS) - 1, start + int(pick() * (8 * spread + 1)))
-            action["hand"] = canonical_hand(BID_BY_KEY[BID_KEYS[i]])
+            start = 0 if r.bid is None else bid_index(r.bid) + 1
+            i = min(TOP_INDEX, start + int(pick() * (8 * spread + 1)))
+            action["hand"] = list(BID_HANDS[i])
             if entry["needs_direction"]:
                 action["direction"] = "left" if pick() < 0.5 else "right"
     elif kind == "challenge" and "target_seats" in entry:

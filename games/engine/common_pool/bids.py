@@ -89,17 +89,17 @@ def min_quantities(ones_bids: str, key: int, total: int) -> tuple[tuple[int, int
 
 
 @lru_cache(maxsize=8192)
-def min_quantity_items(ones_bids: str, key: int, total: int) -> tuple[tuple[str, int], ...]:
-    """`min_quantity_by_face` as a (cached, shared) tuple of items."""
-    return tuple((str(f), q) for f, q in min_quantities(ones_bids, key, total))
+def _min_quantity_dict(ones_bids: str, key: int, total: int) -> dict[str, int]:
+    """Never handed out: `min_quantity_by_face` copies it."""
+    return {str(f): q for f, q in min_quantities(ones_bids, key, total)}
 
 
 def min_quantity_by_face(ones_bids: str, key: int, total: int) -> dict[str, int]:
     """The API's `min_quantity_by_face` (string face keys; faces without a legal bid absent).
 
-    A fresh dict each call: callers may keep or change it.
+    A fresh dict each call (a copy of the cached one): callers may keep or change it.
     """
-    return dict(min_quantity_items(ones_bids, key, total))
+    return _min_quantity_dict(ones_bids, key, total).copy()
 
 
 def quantity_words(quantity: int) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import chain
 from typing import Any
 
 from ..action_fields import (
@@ -9,6 +10,7 @@ from ..action_fields import (
     check_playing,
     copy_action,
     copy_result,
+    defer_last_round,
     illegal,
     indexes,
     not_your_turn,
@@ -18,9 +20,9 @@ from ..action_fields import (
 )
 from ..dice import DiceSource, roll
 from ..errors import ErrorCode, IllegalAction
-from ..limits import MAX_FACE, MIN_FACE
+from ..limits import MAX_FACE, MAX_PLAYERS, MIN_FACE
 from ..seats import check_new_match, check_seat, live_from, next_live, placements
-from .bids import bid_key, describe_bid, min_quantities, min_quantity_items
+from .bids import bid_key, describe_bid, min_quantities, min_quantity_by_face
 from .rules import CommonPoolRules
 from .state import CommonPoolRound, CommonPoolState
 
@@ -28,6 +30,7 @@ Outcome = tuple[CommonPoolState, list[dict]]
 
 FACE_NAMES = {1: "ones", 2: "twos", 3: "threes", 4: "fours", 5: "fives", 6: "sixes"}
 _BLANK_ROUND = CommonPoolRound(number=0, opener=0, turn=0, dice=(), shown=(), rolls=())
+_SEAT_KEYS = tuple(str(s) for s in range(MAX_PLAYERS))  # a seat as a JSON object key
 
 # --- starting ------------------------------------------------------------------------
 
@@ -94,10 +97,11 @@ def _start_round(
     roll_off: tuple[dict, ...] = (),
     *,
     palifico: bool = False,
-    **changes: Any,
+    changes: dict[str, Any] | None = None,
 ) -> CommonPoolState:
     """Roll every live player's dice and open round `number` (a palifico round when
-    `palifico`); `changes` go into the new state."""
+    `palifico`); `changes` go into the new state (one copy of it for the whole turn)."""
+    changes = {} if changes is None else changes
     counts = changes.get("dice_counts", state.dice_counts)
     live = changes.get("live", state.live)
     # One roll call for the whole table, then split by seat (seat order).
@@ -106,10 +110,14 @@ def _start_round(
     rolls = []
     pos = 0
     for c in counts:
-        cup = values[pos : pos + c]
-        dice.append(cup)
-        rolls.append((cup,) if c else ())
-        pos += c
+        if c:
+            cup = values[pos : pos + c]
+            dice.append(cup)
+            rolls.append((cup,))
+            pos += c
+        else:
+            dice.append(())
+            rolls.append(())
     rnd = _BLANK_ROUND.evolve(  # evolve: cheaper than the frozen __init__ (hot path)
         number=number,
         opener=opener,
@@ -124,14 +132,16 @@ def _start_round(
         "type": "round_started",
         "number": number,
         "opener_seat": opener,
-        "dice_counts": {str(s): c for s, c in enumerate(counts) if live[s]},
+        "dice_counts": {_SEAT_KEYS[s]: c for s, c in enumerate(counts) if live[s]},
     }
     if roll_off:
         event["roll_off"] = [dict(r) for r in roll_off]
     if palifico:
         event["palifico"] = True
     events.append(event)
-    return state.evolve(round=rnd, rolls=state.rolls + tuple(log), **changes)
+    changes["round"] = rnd
+    changes["rolls"] = state.rolls + tuple(log)
+    return state.evolve(**changes)
 
 
 # --- legal actions -------------------------------------------------------------------
@@ -189,7 +199,7 @@ def bid_minimums(rules: CommonPoolRules, r: CommonPoolRound, total: int) -> dict
     """The API's `min_quantity_by_face` now: the order's lowest raises, less the faces
     Perudo closes (aces on an opening bid outside palifico; in palifico every face but
     the opening bid's)."""
-    mq = dict(min_quantity_items(rules.ones_bids, r.bid_key, total))
+    mq = min_quantity_by_face(rules.ones_bids, r.bid_key, total)
     if r.palifico:
         if r.bid is not None:
             face = str(r.bid[1])
@@ -488,17 +498,10 @@ def _exact(state: CommonPoolState, r: CommonPoolRound, seat: int, rng: DiceSourc
 
 
 def _count(state: CommonPoolState, r: CommonPoolRound, face: int) -> int:
-    wild = state.rules.ones_wild and face != 1 and not r.palifico
-    n = 0
-    for cup, shown in zip(r.dice, r.shown, strict=True):
-        n += cup.count(face)
-        if wild:
-            n += cup.count(1)
-        if shown:
-            n += shown.count(face)
-            if wild:
-                n += shown.count(1)
-    return n
+    table = (*chain.from_iterable(r.dice), *chain.from_iterable(r.shown))
+    if state.rules.ones_wild and face != 1 and not r.palifico:
+        return table.count(face) + table.count(1)
+    return table.count(face)
 
 
 def _result(
@@ -534,17 +537,16 @@ def round_record(
     makes the copy that leaves the engine in an event.
     """
     dice, shown, rolls = {}, {}, {}
-    for s in range(n_players):
-        cup, up = r.dice[s], r.shown[s]
-        if not (cup or up):
-            continue
-        key = str(s)
+    for key, cup, up, seat_rolls in zip(
+        _SEAT_KEYS[:n_players], r.dice, r.shown, r.rolls, strict=True
+    ):
         if up:
             dice[key] = [*cup, *up]
             shown[key] = list(up)
-        else:
+        elif cup:
             dice[key] = list(cup)
-        seat_rolls = r.rolls[s]
+        else:
+            continue
         # Only seats that showed and rerolled have more than their first roll.
         if len(seat_rolls) > 1:
             rolls[key] = [list(x) for x in seat_rolls]
@@ -588,11 +590,15 @@ def _finish(
 ) -> Outcome:
     losses: dict[int, int] = result["losses"]
     gains: dict[int, int] = result["gains"]
-    result["losses"] = {str(s): n for s, n in losses.items()}
-    result["gains"] = {str(s): n for s, n in gains.items()}
-    rec = round_record(state.n_players, r, (*r.actions, record), result)
-    # The event gets its own copy: the server annotates it (chips, salts).
-    events.append({"type": "round_finished", "round": copy_round_record(rec)})
+    result["losses"] = {_SEAT_KEYS[s]: n for s, n in losses.items()}
+    result["gains"] = {_SEAT_KEYS[s]: n for s, n in gains.items()} if gains else {}
+    actions = (*r.actions, record)
+    # The event gets its own record (the server annotates it: chips, salts); the state's
+    # is made when first read.
+    copies = tuple([copy_action(a) for a in actions])
+    event_record = round_record(state.n_players, r, copies, copy_result(result))
+    events.append({"type": "round_finished", "round": event_record})
+    record_parts = (state.n_players, r, actions, result)
     counts = list(state.dice_counts)
     for s, n in losses.items():
         counts[s] -= n
@@ -600,24 +606,20 @@ def _finish(
     for s, n in gains.items():
         counts[s] += n
         events.append({"type": "dice_gained", "seat": s, "count": n, "dice_left": counts[s]})
-    out = tuple(s for s in sorted(losses) if counts[s] == 0)
+    changes = {"dice_counts": tuple(counts), "version": state.version + 1}
     live = state.live
-    eliminations = state.eliminations
+    out = [s for s in losses if counts[s] == 0]
     if out:
+        out.sort()
         live = tuple(ok and counts[s] > 0 for s, ok in enumerate(live))
-        eliminations = (*eliminations, out)
+        changes["live"] = live
+        changes["eliminations"] = (*state.eliminations, tuple(out))
         for s in out:
             events.append({"type": "player_out", "seat": s, "reason": "dice"})
-    changes = {
-        "dice_counts": tuple(counts),
-        "live": live,
-        "eliminations": eliminations,
-        "last_round": rec,
-        "version": state.version + 1,
-    }
-    alive = [s for s, ok in enumerate(live) if ok]
-    if len(alive) <= 1:
-        return _end(state.evolve(**changes), tuple(alive), events)
+        alive = [s for s, ok in enumerate(live) if ok]
+        if len(alive) <= 1:
+            state = defer_last_round(state.evolve(**changes), round_record, *record_parts)
+            return _end(state, tuple(alive), events)
     palifico = False
     if state.rules.palifico:
         # Perudo: a player who first drops to one die makes the next round palifico.
@@ -626,8 +628,10 @@ def _finish(
             palifico = True
             changes["palifico_seats"] = (*state.palifico_seats, *sorted(first))
     opener = _next_opener(state, r, result, losses, challenger, counts, live)
-    state = _start_round(state, r.number + 1, opener, rng, [], events, palifico=palifico, **changes)
-    return state, events
+    state = _start_round(
+        state, r.number + 1, opener, rng, [], events, palifico=palifico, changes=changes
+    )
+    return defer_last_round(state, round_record, *record_parts), events
 
 
 def _end(state: CommonPoolState, winners: tuple[int, ...], events: list[dict]) -> Outcome:
@@ -688,17 +692,19 @@ def forfeit(state: CommonPoolState, seat: int, rng: DiceSource) -> Outcome:
         {"type": "round_voided", "number": r.number, "seat": seat, "round": copy_round_record(rec)},
         {"type": "player_out", "seat": seat, "reason": "forfeit"},
     ]
-    state = state.evolve(
-        dice_counts=tuple(counts),
-        live=live,
-        eliminations=(*state.eliminations, (seat,)),
-        last_round=rec,
-        version=state.version + 1,
-    )
+    changes = {
+        "dice_counts": tuple(counts),
+        "live": live,
+        "eliminations": (*state.eliminations, (seat,)),
+        "last_round": rec,
+        "version": state.version + 1,
+    }
     alive = tuple(s for s, ok in enumerate(live) if ok)
     if len(alive) <= 1:
-        return _end(state, alive, events)
+        return _end(state.evolve(**changes), alive, events)
     opener = live_from(live, r.opener)
     # A voided palifico round is played again as a palifico round.
-    state = _start_round(state, r.number + 1, opener, rng, [], events, palifico=r.palifico)
+    state = _start_round(
+        state, r.number + 1, opener, rng, [], events, palifico=r.palifico, changes=changes
+    )
     return state, events

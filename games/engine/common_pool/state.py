@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..action_fields import frozen_evolve
+from ..action_fields import LazyLastRound, frozen_evolve
 from ..errors import ErrorCode, IllegalAction
 from .rules import CommonPoolRules
 
@@ -142,3 +142,7 @@ class CommonPoolState:
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise IllegalAction(ErrorCode.VALIDATION_ERROR, f"corrupt state: {exc!r}") from exc
+
+
+# After the class is made, so that the dataclass does not take it for a default.
+CommonPoolState.last_round = LazyLastRound()  # type: ignore[assignment]

@@ -135,6 +135,13 @@ def describe_hand(named: tuple[int, ...] | list[int]) -> str:
 
 def parse_hand(raw: object) -> tuple[int, ...]:
     """Named ranks (sorted high to low) of an API hand; () for junk. Raises IllegalAction."""
+    if type(raw) is list:  # the usual case, a hand in the form the engine lists it
+        try:
+            named = _NAMED_BY_HAND.get(tuple(raw))
+        except TypeError:  # an unhashable item: the checks below say what is wrong
+            named = None
+        if named is not None:
+            return named
     if not isinstance(raw, list | tuple):
         raise IllegalAction(ErrorCode.VALIDATION_ERROR, "hand must be a list of five dice", "hand")
     if len(raw) == 1 and raw[0] == "junk":
@@ -176,6 +183,18 @@ def _all_bids() -> tuple[list[tuple[int, ...]], dict[tuple[int, ...], tuple[int,
 
 BID_KEYS, BID_BY_KEY = _all_bids()
 TOP_KEY = BID_KEYS[-1]
+# The same order by position, for the hot paths: a bid's index (its named dice sorted
+# high to low -> its place in BID_KEYS), and each bid's API form.
+BID_INDEX: dict[tuple[int, ...], int] = {BID_BY_KEY[k]: i for i, k in enumerate(BID_KEYS)}
+TOP_INDEX = len(BID_KEYS) - 1
+BID_HANDS: tuple[tuple[str | None, ...], ...] = tuple(_cached_hand(BID_BY_KEY[k]) for k in BID_KEYS)
+_NAMED_BY_HAND = {hand: BID_BY_KEY[k] for hand, k in zip(BID_HANDS, BID_KEYS, strict=True)}
+
+
+def bid_index(named: tuple[int, ...]) -> int:
+    """Place of a bid (named dice, any order) in BID_KEYS."""
+    i = BID_INDEX.get(named)
+    return BID_INDEX[tuple(sorted(named, reverse=True))] if i is None else i
 
 
 def next_bid(key: tuple[int, ...] | None) -> tuple[int, ...] | None:

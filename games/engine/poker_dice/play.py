@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..action_fields import (
     action_header,
     check_playing,
     copy_action,
     copy_result,
+    defer_last_round,
     illegal,
     indexes,
     not_your_turn,
@@ -17,13 +20,15 @@ from ..errors import ErrorCode, IllegalAction
 from ..limits import BOX_SIZE, MAX_HOLD
 from ..seats import check_new_match, check_seat, placements
 from .hands import (
+    BID_HANDS,
+    BID_INDEX,
     JUNK_KEY,
     RANKS,
-    TOP_KEY,
+    TOP_INDEX,
+    bid_index,
     canonical_hand,
     describe_hand,
     dice_key,
-    hand_key,
     next_bid,
     parse_hand,
 )
@@ -34,6 +39,7 @@ Outcome = tuple[PokerDiceState, list[dict]]
 
 DIRECTIONS = {"left": 1, "right": -1}
 DIRECTION_NAMES = {1: "left", -1: "right"}
+_BLANK_ROUND = PokerDiceRound(number=0, player_one=0, turn=0, phase="bid", box=())
 
 
 def new_match(
@@ -68,22 +74,32 @@ def new_match(
 
 
 def _start_round(
-    state: PokerDiceState, number: int, player_one: int, rng: DiceSource, events: list[dict]
+    state: PokerDiceState,
+    number: int,
+    player_one: int,
+    rng: DiceSource,
+    events: list[dict],
+    changes: dict[str, Any] | None = None,
 ) -> PokerDiceState:
+    """Shake the box for round `number`; `changes` go into the new state too."""
+    changes = {} if changes is None else changes
+    lives = changes.get("lives", state.lives)
     log: list[int] = []
     box = tuple(v - 1 for v in roll(rng, BOX_SIZE, log))  # die faces 1..6 -> ranks 0..5 (9..A)
-    rnd = PokerDiceRound(
-        number=number, player_one=player_one, turn=player_one, phase="bid", box=box, rolls=(box,)
+    rnd = _BLANK_ROUND.evolve(  # evolve: cheaper than the frozen __init__ (hot path)
+        number=number, player_one=player_one, turn=player_one, box=box, rolls=(box,)
     )
     events.append(
         {
             "type": "round_started",
             "number": number,
             "opener_seat": player_one,
-            "lives": {str(s): n for s, n in enumerate(state.lives)},
+            "lives": {str(s): n for s, n in enumerate(lives)},
         }
     )
-    return state.evolve(round=rnd, rolls=state.rolls + tuple(log))
+    changes["round"] = rnd
+    changes["rolls"] = state.rolls + tuple(log)
+    return state.evolve(**changes)
 
 
 def legal_actions(state: PokerDiceState, seat: int | None) -> list[dict]:
@@ -93,13 +109,13 @@ def legal_actions(state: PokerDiceState, seat: int | None) -> list[dict]:
         return []
     if r.phase == "bid":
         first = r.bid is None
-        nb = next_bid(r.bid_key)
-        if nb is None:  # unreachable: accept is only offered when a higher bid exists
+        lowest = 0 if first else bid_index(r.bid) + 1
+        if lowest > TOP_INDEX:  # unreachable: accept is only offered when a higher bid exists
             return []
         return [
             {
                 "type": "bid",
-                "min_hand": canonical_hand(nb),
+                "min_hand": list(BID_HANDS[lowest]),
                 "needs_direction": first and state.n_players > 2,
             }
         ]
@@ -108,7 +124,7 @@ def legal_actions(state: PokerDiceState, seat: int | None) -> list[dict]:
             # Player one may not touch the dice again: the shelf stays as it is.
             return [{"type": "reroll", "max_hold": MAX_HOLD, "hold_required": list(r.shelf)}]
         return [{"type": "reroll", "max_hold": MAX_HOLD}]
-    if r.bid_key != TOP_KEY:
+    if bid_index(r.bid) != TOP_INDEX:
         return [{"type": "accept"}, {"type": "challenge"}]
     return [{"type": "challenge"}]
 
@@ -135,7 +151,7 @@ def apply(state: PokerDiceState, action: dict, rng: DiceSource) -> Outcome:
 def _accept(state: PokerDiceState, r: PokerDiceRound, seat: int) -> Outcome:
     if r.phase != "respond":
         raise illegal("there is no bid to accept now")
-    if r.bid_key == TOP_KEY:
+    if bid_index(r.bid) == TOP_INDEX:
         raise illegal("nothing beats five aces: you can only challenge")
     record = {"seat": seat, "type": "accept"}
     new_round = r.evolve(phase="reroll", actions=(*r.actions, record))
@@ -178,8 +194,8 @@ def _bid(state: PokerDiceState, r: PokerDiceRound, seat: int, action: dict) -> O
         raise IllegalAction(
             ErrorCode.INVALID_BID, "only player one may bid junk, as the opening bid", "hand"
         )
-    key = hand_key(named)
-    if not first and key <= r.bid_key:
+    index = BID_INDEX[named]  # parse_hand sorts the named dice high to low
+    if not first and index <= bid_index(r.bid):
         nb = next_bid(r.bid_key)
         raise IllegalAction(
             ErrorCode.BID_NOT_HIGHER,
@@ -187,7 +203,7 @@ def _bid(state: PokerDiceState, r: PokerDiceRound, seat: int, action: dict) -> O
             "hand",
         )
     direction = _direction(state, r, action.get("direction"), first)
-    record = {"seat": seat, "type": "bid", "hand": canonical_hand(named)}
+    record = {"seat": seat, "type": "bid", "hand": list(BID_HANDS[index])}
     if first:
         record["direction"] = DIRECTION_NAMES[direction]
     new_round = r.evolve(
@@ -252,16 +268,20 @@ def _challenge(state: PokerDiceState, r: PokerDiceRound, seat: int, rng: DiceSou
         "gains": {},
         "winner_seat": winner,
     }
-    rec = round_record(r, (*r.actions, record), result)
-    # The event gets its own copy: the server annotates it (chips, salts).
-    events.append({"type": "round_finished", "round": copy_round_record(rec)})
+    actions = (*r.actions, record)
+    # The event gets its own record (the server annotates it: chips, salts); the state's
+    # is made when first read.
+    copies = tuple([copy_action(a) for a in actions])
+    events.append({"type": "round_finished", "round": round_record(r, copies, copy_result(result))})
     lives = list(state.lives)
     lives[loser] -= 1
     events.append({"type": "life_lost", "seat": loser, "count": 1, "lives_left": lives[loser]})
-    state = state.evolve(lives=tuple(lives), last_round=rec, version=state.version + 1)
+    changes = {"lives": tuple(lives), "version": state.version + 1}
     if lives[loser] == 0:
+        state = defer_last_round(state.evolve(**changes), round_record, r, actions, result)
         return _end(state, loser, "lives", events)
-    return _start_round(state, r.number + 1, loser, rng, events), events
+    state = _start_round(state, r.number + 1, loser, rng, events, changes)
+    return defer_last_round(state, round_record, r, actions, result), events
 
 
 def round_record(r: PokerDiceRound, actions: tuple[dict, ...], result: dict | None) -> dict:

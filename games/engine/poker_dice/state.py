@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..action_fields import frozen_evolve
+from ..action_fields import LazyLastRound, frozen_evolve
 from ..errors import ErrorCode, IllegalAction
 from .hands import hand_key
 from .rules import PokerDiceRules
@@ -127,3 +127,7 @@ class PokerDiceState:
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise IllegalAction(ErrorCode.VALIDATION_ERROR, f"corrupt state: {exc!r}") from exc
+
+
+# After the class is made, so that the dataclass does not take it for a default.
+PokerDiceState.last_round = LazyLastRound()  # type: ignore[assignment]
