@@ -416,6 +416,8 @@ def main() -> int:
         # The bench's clients share CLIENTS_PER_ACCOUNT accounts (registering is slow): its
         # server lets each open that many streams.
         os.environ.setdefault("STREAMS_PER_USER", str(CLIENTS_PER_ACCOUNT))
+        # Registering counts against the per-address anonymous limit too.
+        os.environ.setdefault("THROTTLE_ANON", "100000/min")
         with local_server(lambda: args.keep_log) as server:
             uvloop.run(run(server.base_url, args, timer))
     return 0
