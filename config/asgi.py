@@ -14,10 +14,16 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
 os.environ.setdefault("DATABASE_POOL", "1")
 
 import asyncio
+import functools
 
+from asgiref.sync import iscoroutinefunction
 from django.core.asgi import get_asgi_application
+from django.core.exceptions import ImproperlyConfigured, MiddlewareNotUsed
 from django.core.handlers.asgi import ASGIHandler
+from django.core.handlers.exception import convert_exception_to_response
 from django.urls import Resolver404, resolve
+from django.utils.deprecation import MiddlewareMixin
+from django.utils.module_loading import import_string
 
 django_application = get_asgi_application()
 
@@ -26,12 +32,68 @@ from django.conf import settings  # noqa: E402
 from core import notifications  # noqa: E402
 
 
+@functools.cache
+def _inline(middleware: type[MiddlewareMixin]) -> type[MiddlewareMixin]:
+    """`middleware` with its request and response hooks called on the event loop."""
+
+    async def __call__(self, request):
+        response = self.process_request(request) if hasattr(self, "process_request") else None
+        response = response or await self.get_response(request)
+        if hasattr(self, "process_response"):
+            response = self.process_response(request, response)
+        return response
+
+    return type(f"Inline{middleware.__name__}", (middleware,), {"__call__": __call__})
+
+
+def _on_loop(hook):
+    if iscoroutinefunction(hook):
+        return hook
+
+    async def call(*args):
+        return hook(*args)
+
+    return call
+
+
 class LiveHandler(ASGIHandler):
-    """Django's handler without the per-request thread context: the sync bits a live
-    view's middleware needs run briefly on the process's single sync thread."""
+    """Django's handler with no thread on a live view's way: no per-request thread
+    context, and Django's own middleware (MiddlewareMixin: security headers, CSRF,
+    sessions, messages) run their hooks on the loop, where Django would send each of them
+    to a thread and back (a dozen round trips a request, each queued behind every other
+    live request's). For a live view those hooks are a few header and attribute checks:
+    it uses neither the session nor `request.user` (DRF authenticates it); a hook that
+    did query the database would be refused on the loop (SynchronousOnlyOperation), not
+    block it."""
 
     async def __call__(self, scope, receive, send):
         await self.handle(scope, receive, send)
+
+    def load_middleware(self, is_async: bool = False) -> None:
+        self._view_middleware = []
+        self._template_response_middleware = []
+        self._exception_middleware = []
+        handler = convert_exception_to_response(self._get_response_async)
+        for path in reversed(settings.MIDDLEWARE):
+            middleware = import_string(path)
+            if issubclass(middleware, MiddlewareMixin):
+                middleware = _inline(middleware)
+            elif not getattr(middleware, "async_capable", False):
+                raise ImproperlyConfigured(f"{path} must be able to run async.")
+            try:
+                instance = middleware(handler)
+            except MiddlewareNotUsed:
+                continue
+            if hasattr(instance, "process_view"):
+                self._view_middleware.insert(0, _on_loop(instance.process_view))
+            if hasattr(instance, "process_template_response"):
+                self._template_response_middleware.append(
+                    _on_loop(instance.process_template_response)
+                )
+            if hasattr(instance, "process_exception"):
+                self._exception_middleware.append(instance.process_exception)
+            handler = convert_exception_to_response(instance)
+        self._middleware_chain = handler
 
 
 live_application = LiveHandler()
