@@ -6,6 +6,7 @@ management, restarts of a dead worker, WEB_CONCURRENCY, graceful timeout); uvico
 event loop holds thousands of waiting clients (long polls, event streams) with no thread
 each. On top of uvicorn's own, this worker:
 
+* lifts its open-file limit to the hard limit: every waiting client holds a socket;
 * drains live waiters first on shutdown (`core.notifications.drain`): long polls answer,
   event streams end, so clients reconnect to another process and resume by event id;
 * answers the requests its HTTP parser refuses (a negative Content-Length, control
@@ -15,7 +16,9 @@ each. On top of uvicorn's own, this worker:
 
 from __future__ import annotations
 
+import contextlib
 import json
+import resource
 import sys
 from typing import Any
 
@@ -96,6 +99,11 @@ class Worker(UvicornWorker):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        # Every waiting client is an open socket: the soft file limit (often 1,024) would
+        # refuse connections long before memory or CPU runs out.
+        _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        with contextlib.suppress(ValueError, OSError):  # an unlimited hard limit
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
         # In-flight requests get gunicorn's graceful timeout, then are cancelled.
         self.config.timeout_graceful_shutdown = self.cfg.graceful_timeout
 
