@@ -1,7 +1,7 @@
 """The ASGI application the web server runs (see config/server.py).
 
-Ordinary (sync) views run as Django's ASGI handler runs them: each request's sync code in
-a thread of its own, with database connections borrowed from a pool (DATABASE_POOL). The
+Ordinary (sync) views run each request, middleware and view, in one trip to a thread of
+its own, with database connections borrowed from a pool (DATABASE_POOL). The
 views that wait (`core.live`: long polls, event streams) are served without a per-request
 thread context, so a waiting client holds no thread: their short database work goes to
 the loop's worker threads, their waiting to `core.notifications`.
@@ -16,7 +16,7 @@ os.environ.setdefault("DATABASE_POOL", "1")
 import asyncio
 import functools
 
-from asgiref.sync import iscoroutinefunction
+from asgiref.sync import iscoroutinefunction, sync_to_async
 from django.core.asgi import get_asgi_application
 from django.core.exceptions import ImproperlyConfigured, MiddlewareNotUsed
 from django.core.handlers.asgi import ASGIHandler
@@ -25,7 +25,7 @@ from django.urls import Resolver404, resolve
 from django.utils.deprecation import MiddlewareMixin
 from django.utils.module_loading import import_string
 
-django_application = get_asgi_application()
+get_asgi_application()  # sets Django up
 
 from django.conf import settings  # noqa: E402
 
@@ -99,6 +99,23 @@ class LiveHandler(ASGIHandler):
 live_application = LiveHandler()
 
 
+class OneTripHandler(ASGIHandler):
+    """Django's handler for the ordinary (sync) views: the whole request, middleware and
+    view, runs in the request's worker thread in one trip. Django's own would go back and
+    forth between the loop and that thread for every middleware hook, and each return to
+    the loop waits behind whatever else the loop has to do then: thousands of live clients
+    waking at once made a plain GET /me wait seconds."""
+
+    def load_middleware(self, is_async: bool = False) -> None:
+        super().load_middleware(is_async=False)
+
+    async def get_response_async(self, request):
+        return await sync_to_async(self.get_response, thread_sensitive=True)(request)
+
+
+ordinary_application = OneTripHandler()
+
+
 def _is_live(path: str) -> bool:
     try:
         return getattr(resolve(path).func, "live", False)
@@ -112,11 +129,12 @@ async def application(scope, receive, send):
             message = await receive()
             if message["type"] == "lifespan.startup":
                 notifications.serve_on_this_loop()
-                # Worker threads for the live views' database work, one per pooled
-                # connection.
-                pool = settings.DATABASES["default"].get("OPTIONS", {}).get("pool") or {}
+                # Worker threads for the live views' short database work. Few: they
+                # hold the GIL in turns with the loop and with ordinary requests'
+                # threads, and more of them only slow those down (their work is mostly
+                # Python, one thread at a time anyway).
                 asyncio.get_running_loop().set_default_executor(
-                    ThreadPoolExecutor(pool.get("max_size", 16), thread_name_prefix="live-db")
+                    ThreadPoolExecutor(settings.LIVE_DB_THREADS, thread_name_prefix="live-db")
                 )
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
@@ -126,4 +144,4 @@ async def application(scope, receive, send):
         notifications.serve_on_this_loop()
         await live_application(scope, receive, send)
     else:
-        await django_application(scope, receive, send)
+        await ordinary_application(scope, receive, send)
