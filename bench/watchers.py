@@ -8,11 +8,13 @@ while GET /api/v1/me/ is timed one request at a time.
 
 Without --base-url it starts the server as `make run` does (bench/api_load.py's
 `local_server`: embedded PostgreSQL and Redis, the Procfile under honcho) with the
-throttles raised. Against a running server, its throttles must allow the registrations
-(THROTTLE_REGISTER_IP) and the load.
+throttles raised and STREAMS_PER_USER at CLIENTS_PER_ACCOUNT. Against a running server,
+its throttles must allow the registrations (THROTTLE_REGISTER_IP, THROTTLE_ANON) and the
+load, and STREAMS_PER_USER the streams.
 
-For each N: register N/10 accounts, pair them into quiet matches (a human's turn, long
-turn time, so nothing happens), then open N waiters spread over the matches, half long
+Once: register one account per CLIENTS_PER_ACCOUNT clients of the largest N (about a
+second each: password hashing), pair them into quiet matches (a human's turn, long turn
+time, so nothing happens). For each N: open N waiters spread over the matches, half long
 polls (`events/?after=<last>&wait=25`, polled again as each returns) and half event
 streams (`stream/?after=<last>`). While they all wait, GET /me is timed sequentially for
 `--hold` seconds. Reported: GET /me p50/p99, waits that failed (an error, a dropped
@@ -21,8 +23,9 @@ web server's memory (RSS of its processes). Then the commit-to-client latency: 1
 streams on one match, 20 moves, each event's `created_at` (server clock, this machine)
 against the moment each client read it: p50/p99.
 
-Waiters are raw asyncio connections (HTTP/1.1), cheap enough that 10,000 of them fit in
-this one process beside the server.
+Waiters are raw HTTP/1.1 connections on uvloop, a stream read in whole chunks with no
+timer of its own, cheap enough that 10,000 fit in this one process beside the server;
+GET /me is timed from a process of its own, so this one's busy loop does not delay it.
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ RUN = uuid.uuid4().hex[:6]  # account names are new on every run against one ser
 POLL_WAIT = 25
 # Waiting clients per account: registering one takes a second (password hashing).
 CLIENTS_PER_ACCOUNT = 50
+RAMP_STEP = 100  # clients opened at once while ramping up
 
 
 @dataclass
@@ -271,7 +275,7 @@ async def _cancel(tasks: list[asyncio.Task]) -> None:
 
 
 async def hold_waiters(
-    base_url: str, n: int, hold: float, seats: list, timer: ProcessPoolExecutor
+    base_url: str, n: int, hold: float, seats: list, timer: ProcessPoolExecutor, ramp: float
 ) -> dict:
     parts = urlsplit(base_url)
     address = (parts.hostname, parts.port)
@@ -285,8 +289,8 @@ async def hold_waiters(
         else:
             coro = long_poller(address, match_id, seq, token, tally)
         tasks.append(asyncio.create_task(coro))
-        if i % 200 == 199:
-            await asyncio.sleep(0.05)  # a ramp, not a SYN flood
+        if i % RAMP_STEP == RAMP_STEP - 1:
+            await asyncio.sleep(RAMP_STEP / ramp)  # a ramp, not a SYN flood
     # Timed once every stream is connected (and so every long poll of the first wave is
     # in): the steady state, not the connection storm, which `ramp_s` reports.
     ramp_started = time.monotonic()
@@ -362,7 +366,10 @@ def report_me(label: str, times: list[float]) -> str:
 
 async def run(base_url: str, args: argparse.Namespace, timer: ProcessPoolExecutor) -> None:
     load = os.getloadavg()
-    print(f"machine: {os.cpu_count()} cores, load average {load[0]:.1f} at the start")
+    print(
+        f"machine: {os.cpu_count()} cores, load average {load[0]:.1f} at the start; "
+        f"clients open at {args.ramp:.0f}/s"
+    )
     idle_token = (await asyncio.to_thread(register_accounts, base_url, 1, "idle"))[0]
     print(report_me("no waiters", await timed_me(timer, base_url, idle_token, 10)))
     if args.me_only:
@@ -374,7 +381,7 @@ async def run(base_url: str, args: argparse.Namespace, timer: ProcessPoolExecuto
     seats = await asyncio.to_thread(quiet_matches, base_url, tokens)
     print(f"{accounts} accounts in {len(seats) // 2} matches, {time.monotonic() - started:.0f} s")
     for n in args.clients:
-        result = await hold_waiters(base_url, n, args.hold, seats, timer)
+        result = await hold_waiters(base_url, n, args.hold, seats, timer, args.ramp)
         tally: Tally = result["tally"]
         print(
             f"{report_me(f'N={n}', result['me'])}; long polls answered {tally.answered}, "
@@ -402,6 +409,13 @@ def main() -> int:
     parser.add_argument("--hold", type=float, default=30, help="seconds GET /me is timed")
     parser.add_argument("--latency-subscribers", type=int, default=1000)
     parser.add_argument("--moves", type=int, default=20)
+    parser.add_argument(
+        "--ramp",
+        type=float,
+        default=1000,
+        help="new clients a second while ramping up (past the listen backlog, 4,096 here, "
+        "a busy server refuses some)",
+    )
     parser.add_argument("--me-only", action="store_true")
     parser.add_argument("--keep-log", action="store_true", help="keep the server's log")
     args = parser.parse_args()

@@ -129,10 +129,10 @@ async def application(scope, receive, send):
             message = await receive()
             if message["type"] == "lifespan.startup":
                 notifications.serve_on_this_loop()
-                # Worker threads for the live views' short database work. Few: they
-                # hold the GIL in turns with the loop and with ordinary requests'
-                # threads, and more of them only slow those down (their work is mostly
-                # Python, one thread at a time anyway).
+                # Worker threads for the live views' short database work: enough to
+                # overlap the round trips (PostgreSQL, Redis) that most of it waits on,
+                # no more, as each running one takes the GIL from the loop and from
+                # ordinary requests' threads.
                 asyncio.get_running_loop().set_default_executor(
                     ThreadPoolExecutor(settings.LIVE_DB_THREADS, thread_name_prefix="live-db")
                 )
