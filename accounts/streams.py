@@ -82,10 +82,12 @@ class AccountStreamSchema(APIView):
         """Documents `account_stream`."""
 
 
-@live_view(AccountStreamSchema)
-async def account_stream(request: Request) -> HttpResponse:
-    query = parse_query(request, AccountStreamQuery)
-    after = resume_position(request, query.get("after"))
+def _stream_start(request: Request) -> int | None:
+    return resume_position(request, parse_query(request, AccountStreamQuery).get("after"))
+
+
+@live_view(AccountStreamSchema, prepare=_stream_start)
+async def account_stream(request: Request, after: int | None) -> HttpResponse:
     slot = stream_limit.open(request.user.pk)
     return sse_response(_account_stream_body(request, slot, after))
 

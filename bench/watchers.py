@@ -8,11 +8,13 @@ while GET /api/v1/me/ is timed one request at a time.
 
 Without --base-url it starts the server as `make run` does (bench/api_load.py's
 `local_server`: embedded PostgreSQL and Redis, the Procfile under honcho) with the
-throttles raised. Against a running server, its throttles must allow the registrations
-(THROTTLE_REGISTER_IP) and the load.
+throttles raised and STREAMS_PER_USER at CLIENTS_PER_ACCOUNT. Against a running server,
+its throttles must allow the registrations (THROTTLE_REGISTER_IP, THROTTLE_ANON) and the
+load, and STREAMS_PER_USER the streams.
 
-For each N: register N/10 accounts, pair them into quiet matches (a human's turn, long
-turn time, so nothing happens), then open N waiters spread over the matches, half long
+Once: register one account per CLIENTS_PER_ACCOUNT clients of the largest N (about a
+second each: password hashing), pair them into quiet matches (a human's turn, long turn
+time, so nothing happens). For each N: open N waiters spread over the matches, half long
 polls (`events/?after=<last>&wait=25`, polled again as each returns) and half event
 streams (`stream/?after=<last>`). While they all wait, GET /me is timed sequentially for
 `--hold` seconds. Reported: GET /me p50/p99, waits that failed (an error, a dropped
@@ -21,8 +23,9 @@ web server's memory (RSS of its processes). Then the commit-to-client latency: 1
 streams on one match, 20 moves, each event's `created_at` (server clock, this machine)
 against the moment each client read it: p50/p99.
 
-Waiters are raw asyncio connections (HTTP/1.1), cheap enough that 10,000 of them fit in
-this one process beside the server.
+Waiters are raw HTTP/1.1 connections on uvloop, a stream read in whole chunks with no
+timer of its own, cheap enough that 10,000 fit in this one process beside the server;
+GET /me is timed from a process of its own, so this one's busy loop does not delay it.
 """
 
 from __future__ import annotations
@@ -31,11 +34,13 @@ import argparse
 import asyncio
 import contextlib
 import json
+import multiprocessing
 import os
 import resource
 import sys
 import time
 import uuid
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -43,6 +48,7 @@ from urllib.parse import urlsplit
 
 import httpx
 import psutil
+import uvloop
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -52,6 +58,9 @@ from bench.api_load import local_server, percentile  # noqa: E402
 PASSWORD = "bench-password-not-secret-1234"
 RUN = uuid.uuid4().hex[:6]  # account names are new on every run against one server
 POLL_WAIT = 25
+# Waiting clients per account: registering one takes a second (password hashing).
+CLIENTS_PER_ACCOUNT = 50
+RAMP_STEP = 100  # clients opened at once while ramping up
 
 
 @dataclass
@@ -77,59 +86,67 @@ async def _request(host: str, port: int, path: str, token: str, extra: str = "")
         f"{extra}\r\n".encode()
     )
     await writer.drain()
+    status, headers = await _read_response(reader)
+    return reader, writer, status, headers
+
+
+async def _read_response(reader) -> tuple[int, dict]:
     status = int((await reader.readline()).split()[1])
     headers = {}
     while (line := (await reader.readline()).decode().strip()) != "":
         name, _, value = line.partition(":")
         headers[name.lower()] = value.strip()
-    return reader, writer, status, headers
+    return status, headers
 
 
-async def long_poller(address, match_id, after, token, tally: Tally, stop: asyncio.Event):
+async def long_poller(address, match_id, after, token, tally: Tally):
+    """Long polls one match, again on the same connection as each returns, until
+    cancelled."""
     host, port = address
     conn = None
-    while not stop.is_set():
-        started = time.monotonic()
-        try:
-            path = f"/api/v1/matches/{match_id}/events/?after={after}&wait={POLL_WAIT}"
-            if conn is None:
-                reader, writer, status, headers = await _request(host, port, path, token)
-                conn = (reader, writer)
-            else:
-                reader, writer = conn
-                writer.write(
-                    f"GET {path} HTTP/1.1\r\nHost: {host}\r\n"
-                    f"Authorization: Bearer {token}\r\n\r\n".encode()
-                )
-                status = int((await reader.readline()).split()[1])
-                headers = {}
-                while (line := (await reader.readline()).decode().strip()) != "":
-                    name, _, value = line.partition(":")
-                    headers[name.lower()] = value.strip()
-            body = json.loads(await reader.readexactly(int(headers["content-length"])))
-            if status != 200:
-                tally.fail(f"long poll {status} {body.get('code')}")
-                await asyncio.sleep(1)
-                continue
-            after = body["last_seq"]
-            if time.monotonic() - started > POLL_WAIT + 5:
-                tally.late += 1
-            else:
-                tally.answered += 1
-        except (OSError, ValueError, KeyError, asyncio.IncompleteReadError) as exc:
-            if not stop.is_set():
+    try:
+        while True:
+            started = time.monotonic()
+            try:
+                path = f"/api/v1/matches/{match_id}/events/?after={after}&wait={POLL_WAIT}"
+                if conn is None:
+                    reader, writer, status, headers = await _request(host, port, path, token)
+                    conn = (reader, writer)
+                else:
+                    reader, writer = conn
+                    writer.write(
+                        f"GET {path} HTTP/1.1\r\nHost: {host}\r\n"
+                        f"Authorization: Bearer {token}\r\n\r\n".encode()
+                    )
+                    status, headers = await _read_response(reader)
+                body = json.loads(await reader.readexactly(int(headers["content-length"])))
+                if status != 200:
+                    tally.fail(f"long poll {status} {body.get('code')}")
+                    await asyncio.sleep(1)
+                    continue
+                after = body["last_seq"]
+                if time.monotonic() - started > POLL_WAIT + 5:
+                    tally.late += 1
+                else:
+                    tally.answered += 1
+            except (OSError, ValueError, KeyError, IndexError, asyncio.IncompleteReadError) as exc:
                 tally.fail(f"long poll {type(exc).__name__} {exc}")
-            conn = None
-            await asyncio.sleep(1)
-    if conn is not None:
-        conn[1].close()
+                if conn is not None:
+                    conn[1].close()
+                conn = None
+                await asyncio.sleep(1)
+    finally:
+        if conn is not None:
+            conn[1].close()
 
 
 CONNECTED: list[int] = [0]  # streams that got their response headers
 
 
-async def streamer(address, match_id, after, token, tally: Tally, stop, received=None):
-    """Follows a match stream until `stop`; `received` gets (seq, arrival wall time)."""
+async def streamer(address, match_id, after, token, tally: Tally, received=None):
+    """Follows a match stream until cancelled; `received` gets (seq, arrival wall time,
+    created_at). Reads whatever arrived in one call and looks only at `data:` lines, so a
+    thousand streams cost this process little (no timer or line read per stream)."""
     host, port = address
     path = f"/api/v1/matches/{match_id}/stream/?after={after}"
     try:
@@ -142,47 +159,50 @@ async def streamer(address, match_id, after, token, tally: Tally, stop, received
         writer.close()
         return
     CONNECTED[0] += 1
+    pending = b""
     try:
-        while not stop.is_set():
-            try:
-                line = await asyncio.wait_for(reader.readline(), timeout=1.0)
-            except TimeoutError:
-                continue  # only to look at `stop` again
-            if not line:
-                tally.fail("stream closed by the server")
-                return
-            text = line.decode()
-            # Chunked framing: data lines carry the events; sizes and blanks are skipped.
-            if text.startswith("data: ") and received is not None:
-                event = json.loads(text[6:])
-                received.append((event["seq"], time.time(), event["created_at"]))
+        while chunk := await reader.read(1 << 16):
+            if received is None:
+                continue
+            arrived = time.time()
+            lines = (pending + chunk).split(b"\n")
+            pending = lines.pop()
+            for line in lines:
+                # Chunked framing: data lines carry the events; sizes and blanks are skipped.
+                if line.startswith(b"data: "):
+                    event = json.loads(line[6:])
+                    received.append((event["seq"], arrived, event["created_at"]))
+        tally.fail("stream closed by the server")
     except (OSError, ValueError) as exc:
         tally.fail(f"stream {type(exc).__name__}")
     finally:
         writer.close()
 
 
-async def _stream_until(address, match_id, after, token, tally, stop, received=None):
-    while not stop.is_set():
-        await streamer(address, match_id, after, token, tally, stop, received)
-        if received is not None:
-            return
+async def _stream_until(address, match_id, after, token, tally):
+    while True:
+        await streamer(address, match_id, after, token, tally)
+        await asyncio.sleep(1)
 
 
 # --- setup through the API ---------------------------------------------------------------
 
 
 def register_accounts(base_url: str, count: int, tag: str) -> list[str]:
-    tokens = []
-    with httpx.Client(base_url=base_url, timeout=30) as client:
-        for i in range(count):
+    """`count` new accounts' tokens, registered two at a time (password hashing is the
+    slow part, about a second each here)."""
+
+    def one(i: int) -> str:
+        with httpx.Client(base_url=base_url, timeout=60) as client:
             r = client.post(
                 "/api/v1/auth/register/",
                 json={"username": f"w{RUN}{tag}_{i}", "password": PASSWORD},
             )
             r.raise_for_status()
-            tokens.append(r.json()["token"])
-    return tokens
+            return r.json()["token"]
+
+    with ThreadPoolExecutor(2) as pool:
+        return list(pool.map(one, range(count)))
 
 
 def quiet_matches(base_url: str, tokens: list[str]) -> list[tuple[int, int, str]]:
@@ -242,24 +262,35 @@ def server_memory_mb(port: int) -> float:
 # --- the runs ----------------------------------------------------------------------------
 
 
-async def hold_waiters(base_url: str, n: int, hold: float, tag: str) -> dict:
+async def timed_me(timer: ProcessPoolExecutor, base_url: str, token: str, hold: float):
+    """GET /me timed in a process of its own: this one's event loop, busy with thousands
+    of connections, would otherwise delay the timing thread (the GIL) and inflate it."""
+    return await asyncio.get_running_loop().run_in_executor(timer, time_me, base_url, token, hold)
+
+
+async def _cancel(tasks: list[asyncio.Task]) -> None:
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def hold_waiters(
+    base_url: str, n: int, hold: float, seats: list, timer: ProcessPoolExecutor, ramp: float
+) -> dict:
     parts = urlsplit(base_url)
     address = (parts.hostname, parts.port)
-    tokens = await asyncio.to_thread(register_accounts, base_url, max(4, n // 10), tag)
-    seats = await asyncio.to_thread(quiet_matches, base_url, tokens)
     tally = Tally()
-    stop = asyncio.Event()
     tasks = []
     CONNECTED[0] = 0
     for i in range(n):
         match_id, seq, token = seats[i % len(seats)]
         if i % 2:
-            coro = _stream_until(address, match_id, seq, token, tally, stop)
+            coro = _stream_until(address, match_id, seq, token, tally)
         else:
-            coro = long_poller(address, match_id, seq, token, tally, stop)
+            coro = long_poller(address, match_id, seq, token, tally)
         tasks.append(asyncio.create_task(coro))
-        if i % 200 == 199:
-            await asyncio.sleep(0.05)  # a ramp, not a SYN flood
+        if i % RAMP_STEP == RAMP_STEP - 1:
+            await asyncio.sleep(RAMP_STEP / ramp)  # a ramp, not a SYN flood
     # Timed once every stream is connected (and so every long poll of the first wave is
     # in): the steady state, not the connection storm, which `ramp_s` reports.
     ramp_started = time.monotonic()
@@ -268,25 +299,22 @@ async def hold_waiters(base_url: str, n: int, hold: float, tag: str) -> dict:
     ramp = time.monotonic() - ramp_started
     await asyncio.sleep(2)
     memory = server_memory_mb(parts.port)
-    me = await asyncio.to_thread(time_me, base_url, tokens[0], hold)
-    stop.set()
-    await asyncio.gather(*tasks, return_exceptions=True)
+    me = await timed_me(timer, base_url, seats[0][2], hold)
+    await _cancel(tasks)
     return {"me": me, "tally": tally, "memory_mb": memory, "ramp_s": ramp}
 
 
-async def event_latency(base_url: str, subscribers: int, moves: int) -> list[float]:
+async def event_latency(base_url: str, subscribers: int, moves: int, watchers: list[str]):
     parts = urlsplit(base_url)
     address = (parts.hostname, parts.port)
-    tokens = await asyncio.to_thread(register_accounts, base_url, 2 + subscribers // 10, "lat")
-    players, watchers = tokens[:2], tokens[2:]
+    players = await asyncio.to_thread(register_accounts, base_url, 2, "lat")
     (match_id, seq, _), _ = await asyncio.to_thread(quiet_matches, base_url, players)
     tally = Tally()
-    stop = asyncio.Event()
     received: list[list] = [[] for _ in range(subscribers)]
     CONNECTED[0] = 0
     tasks = [
         asyncio.create_task(
-            streamer(address, match_id, seq, watchers[i % len(watchers)], tally, stop, got)
+            streamer(address, match_id, seq, watchers[i % len(watchers)], tally, got)
         )
         for i, got in enumerate(received)
     ]
@@ -298,8 +326,7 @@ async def event_latency(base_url: str, subscribers: int, moves: int) -> list[flo
     await asyncio.sleep(1)
     await asyncio.to_thread(_play_moves, base_url, match_id, players, moves)
     await asyncio.sleep(3)
-    stop.set()
-    await asyncio.gather(*tasks, return_exceptions=True)
+    await _cancel(tasks)
     latencies = []
     for got in received:
         for _, arrived, created in got:
@@ -337,31 +364,41 @@ def report_me(label: str, times: list[float]) -> str:
     )
 
 
-async def run(base_url: str, args: argparse.Namespace) -> None:
+async def run(base_url: str, args: argparse.Namespace, timer: ProcessPoolExecutor) -> None:
     load = os.getloadavg()
-    print(f"machine: {os.cpu_count()} cores, load average {load[0]:.1f} at the start")
+    print(
+        f"machine: {os.cpu_count()} cores, load average {load[0]:.1f} at the start; "
+        f"clients open at {args.ramp:.0f}/s"
+    )
     idle_token = (await asyncio.to_thread(register_accounts, base_url, 1, "idle"))[0]
-    print(report_me("no waiters", await asyncio.to_thread(time_me, base_url, idle_token, 10)))
+    print(report_me("no waiters", await timed_me(timer, base_url, idle_token, 10)))
     if args.me_only:
         return
+    # One set of quiet matches serves every N (an account per CLIENTS_PER_ACCOUNT clients).
+    started = time.monotonic()
+    accounts = max(4, max([*args.clients, args.latency_subscribers]) // CLIENTS_PER_ACCOUNT)
+    tokens = await asyncio.to_thread(register_accounts, base_url, accounts, "w")
+    seats = await asyncio.to_thread(quiet_matches, base_url, tokens)
+    print(f"{accounts} accounts in {len(seats) // 2} matches, {time.monotonic() - started:.0f} s")
     for n in args.clients:
-        result = await hold_waiters(base_url, n, args.hold, f"n{n}")
+        result = await hold_waiters(base_url, n, args.hold, seats, timer, args.ramp)
         tally: Tally = result["tally"]
         print(
             f"{report_me(f'N={n}', result['me'])}; long polls answered {tally.answered}, "
             f"late {tally.late}, failed waits {tally.failed}; server RSS "
             f"{result['memory_mb']:.0f} MB; streams all connected {result['ramp_s']:.0f} s "
-            f"after the last opened; load {os.getloadavg()[0]:.1f}"
+            f"after the last opened; load {os.getloadavg()[0]:.1f}",
+            flush=True,
         )
         for why in tally.failures:
             print(f"  e.g. {why}")
     if args.latency_subscribers:
-        latencies = await event_latency(base_url, args.latency_subscribers, args.moves)
+        latencies = await event_latency(base_url, args.latency_subscribers, args.moves, tokens)
         if latencies:
             print(
                 f"event latency commit->client, {args.latency_subscribers} subscribers: "
                 f"p50 {percentile(latencies, 50):.1f} ms, p99 {percentile(latencies, 99):.1f} "
-                f"ms ({len(latencies)} deliveries)"
+                f"ms ({len(latencies)} deliveries); load {os.getloadavg()[0]:.1f}"
             )
 
 
@@ -372,16 +409,31 @@ def main() -> int:
     parser.add_argument("--hold", type=float, default=30, help="seconds GET /me is timed")
     parser.add_argument("--latency-subscribers", type=int, default=1000)
     parser.add_argument("--moves", type=int, default=20)
+    parser.add_argument(
+        "--ramp",
+        type=float,
+        default=1000,
+        help="new clients a second while ramping up (past the listen backlog, 4,096 here, "
+        "a busy server refuses some)",
+    )
     parser.add_argument("--me-only", action="store_true")
+    parser.add_argument("--keep-log", action="store_true", help="keep the server's log")
     args = parser.parse_args()
     # Every waiter is a socket here and in the server.
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    if args.base_url:
-        asyncio.run(run(args.base_url, args))
-        return 0
-    with local_server(lambda: False) as base_url:
-        asyncio.run(run(base_url, args))
+    # Started before any connection exists (spawned, not forked), so it holds none.
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as timer:
+        if args.base_url:
+            uvloop.run(run(args.base_url, args, timer))
+            return 0
+        # The bench's clients share CLIENTS_PER_ACCOUNT accounts (registering is slow): its
+        # server lets each open that many streams.
+        os.environ.setdefault("STREAMS_PER_USER", str(CLIENTS_PER_ACCOUNT))
+        # Registering counts against the per-address anonymous limit too.
+        os.environ.setdefault("THROTTLE_ANON", "100000/min")
+        with local_server(lambda: args.keep_log) as server:
+            uvloop.run(run(server.base_url, args, timer))
     return 0
 
 

@@ -1,7 +1,7 @@
 """The ASGI application the web server runs (see config/server.py).
 
-Ordinary (sync) views run as Django's ASGI handler runs them: each request's sync code in
-a thread of its own, with database connections borrowed from a pool (DATABASE_POOL). The
+Ordinary (sync) views run each request, middleware and view, in one trip to a thread of
+its own, with database connections borrowed from a pool (DATABASE_POOL). The
 views that wait (`core.live`: long polls, event streams) are served without a per-request
 thread context, so a waiting client holds no thread: their short database work goes to
 the loop's worker threads, their waiting to `core.notifications`.
@@ -14,27 +14,106 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
 os.environ.setdefault("DATABASE_POOL", "1")
 
 import asyncio
+import functools
 
+from asgiref.sync import iscoroutinefunction, sync_to_async
 from django.core.asgi import get_asgi_application
+from django.core.exceptions import ImproperlyConfigured, MiddlewareNotUsed
 from django.core.handlers.asgi import ASGIHandler
+from django.core.handlers.exception import convert_exception_to_response
 from django.urls import Resolver404, resolve
+from django.utils.deprecation import MiddlewareMixin
+from django.utils.module_loading import import_string
 
-django_application = get_asgi_application()
+get_asgi_application()  # sets Django up
 
 from django.conf import settings  # noqa: E402
 
 from core import notifications  # noqa: E402
 
 
+@functools.cache
+def _inline(middleware: type[MiddlewareMixin]) -> type[MiddlewareMixin]:
+    """`middleware` with its request and response hooks called on the event loop."""
+
+    async def __call__(self, request):
+        response = self.process_request(request) if hasattr(self, "process_request") else None
+        response = response or await self.get_response(request)
+        if hasattr(self, "process_response"):
+            response = self.process_response(request, response)
+        return response
+
+    return type(f"Inline{middleware.__name__}", (middleware,), {"__call__": __call__})
+
+
+def _on_loop(hook):
+    if iscoroutinefunction(hook):
+        return hook
+
+    async def call(*args):
+        return hook(*args)
+
+    return call
+
+
 class LiveHandler(ASGIHandler):
-    """Django's handler without the per-request thread context: the sync bits a live
-    view's middleware needs run briefly on the process's single sync thread."""
+    """Django's handler with no thread on a live view's way: no per-request thread
+    context, and Django's own middleware (MiddlewareMixin: security headers, CSRF,
+    sessions, messages) run their hooks on the loop, where Django would send each of them
+    to a thread and back (a dozen round trips a request, each queued behind every other
+    live request's). For a live view those hooks are a few header and attribute checks:
+    it uses neither the session nor `request.user` (DRF authenticates it); a hook that
+    did query the database would be refused on the loop (SynchronousOnlyOperation), not
+    block it."""
 
     async def __call__(self, scope, receive, send):
         await self.handle(scope, receive, send)
 
+    def load_middleware(self, is_async: bool = False) -> None:
+        self._view_middleware = []
+        self._template_response_middleware = []
+        self._exception_middleware = []
+        handler = convert_exception_to_response(self._get_response_async)
+        for path in reversed(settings.MIDDLEWARE):
+            middleware = import_string(path)
+            if issubclass(middleware, MiddlewareMixin):
+                middleware = _inline(middleware)
+            elif not getattr(middleware, "async_capable", False):
+                raise ImproperlyConfigured(f"{path} must be able to run async.")
+            try:
+                instance = middleware(handler)
+            except MiddlewareNotUsed:
+                continue
+            if hasattr(instance, "process_view"):
+                self._view_middleware.insert(0, _on_loop(instance.process_view))
+            if hasattr(instance, "process_template_response"):
+                self._template_response_middleware.append(
+                    _on_loop(instance.process_template_response)
+                )
+            if hasattr(instance, "process_exception"):
+                self._exception_middleware.append(instance.process_exception)
+            handler = convert_exception_to_response(instance)
+        self._middleware_chain = handler
+
 
 live_application = LiveHandler()
+
+
+class OneTripHandler(ASGIHandler):
+    """Django's handler for the ordinary (sync) views: the whole request, middleware and
+    view, runs in the request's worker thread in one trip. Django's own would go back and
+    forth between the loop and that thread for every middleware hook, and each return to
+    the loop waits behind whatever else the loop has to do then: thousands of live clients
+    waking at once made a plain GET /me wait seconds."""
+
+    def load_middleware(self, is_async: bool = False) -> None:
+        super().load_middleware(is_async=False)
+
+    async def get_response_async(self, request):
+        return await sync_to_async(self.get_response, thread_sensitive=True)(request)
+
+
+ordinary_application = OneTripHandler()
 
 
 def _is_live(path: str) -> bool:
@@ -50,11 +129,12 @@ async def application(scope, receive, send):
             message = await receive()
             if message["type"] == "lifespan.startup":
                 notifications.serve_on_this_loop()
-                # Worker threads for the live views' database work, one per pooled
-                # connection.
-                pool = settings.DATABASES["default"].get("OPTIONS", {}).get("pool") or {}
+                # Worker threads for the live views' short database work: enough to
+                # overlap the round trips (PostgreSQL, Redis) that most of it waits on,
+                # no more, as each running one takes the GIL from the loop and from
+                # ordinary requests' threads.
                 asyncio.get_running_loop().set_default_executor(
-                    ThreadPoolExecutor(pool.get("max_size", 16), thread_name_prefix="live-db")
+                    ThreadPoolExecutor(settings.LIVE_DB_THREADS, thread_name_prefix="live-db")
                 )
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
@@ -64,4 +144,4 @@ async def application(scope, receive, send):
         notifications.serve_on_this_loop()
         await live_application(scope, receive, send)
     else:
-        await django_application(scope, receive, send)
+        await ordinary_application(scope, receive, send)

@@ -6,6 +6,8 @@ management, restarts of a dead worker, WEB_CONCURRENCY, graceful timeout); uvico
 event loop holds thousands of waiting clients (long polls, event streams) with no thread
 each. On top of uvicorn's own, this worker:
 
+* writes log lines from a thread of its own, never blocking the loop;
+* lifts its open-file limit to the hard limit: every waiting client holds a socket;
 * drains live waiters first on shutdown (`core.notifications.drain`): long polls answer,
   event streams end, so clients reconnect to another process and resume by event id;
 * answers the requests its HTTP parser refuses (a negative Content-Length, control
@@ -15,8 +17,13 @@ each. On top of uvicorn's own, this worker:
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
+import queue
+import resource
 import sys
+from logging.handlers import QueueHandler, QueueListener
 from typing import Any
 
 from gunicorn.arbiter import Arbiter
@@ -96,6 +103,11 @@ class Worker(UvicornWorker):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        # Every waiting client is an open socket: the soft file limit (often 1,024) would
+        # refuse connections long before memory or CPU runs out.
+        _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        with contextlib.suppress(ValueError, OSError):  # an unlimited hard limit
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
         # In-flight requests get gunicorn's graceful timeout, then are cancelled.
         self.config.timeout_graceful_shutdown = self.cfg.graceful_timeout
 
@@ -103,6 +115,30 @@ class Worker(UvicornWorker):
         self.config.app = self.wsgi
         server = DrainingServer(config=self.config)
         self._install_sigquit_handler()
-        await server.serve(sockets=self.sockets)
+        log_writer = write_logs_off_the_loop()
+        try:
+            await server.serve(sockets=self.sockets)
+        finally:
+            if log_writer is not None:
+                log_writer.stop()
         if not server.started:
             sys.exit(Arbiter.WORKER_BOOT_ERROR)
+
+
+def write_logs_off_the_loop() -> QueueListener | None:
+    """Log lines are still formatted where they are logged, but written by a thread of
+    their own: a write to a slow pipe (a supervisor behind on reading) must not stall the
+    event loop, and with it every client of the process."""
+    root = logging.getLogger()
+    if len(root.handlers) != 1:
+        return None  # not the configuration this was made for (settings.LOGGING)
+    (writer,) = root.handlers
+    lines: queue.SimpleQueue = queue.SimpleQueue()
+    to_queue = QueueHandler(lines)
+    to_queue.setLevel(writer.level)
+    to_queue.setFormatter(writer.formatter)  # the (JSON) line is made by the caller
+    writer.setFormatter(logging.Formatter("%(message)s"))
+    root.handlers = [to_queue]
+    listener = QueueListener(lines, writer)
+    listener.start()
+    return listener

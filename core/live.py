@@ -105,10 +105,17 @@ async def token_still_valid(request: Request) -> bool:
     return await db(check)
 
 
-def live_view(schema: type[APIView]) -> Callable:
-    """Makes `handler(request: Request, **kwargs)` an async Django view: GET only, the
-    caller authenticated and throttled like any API call, errors as problem+json.
-    `schema` (a DRF view whose methods carry `extend_schema`) documents it."""
+def live_view(schema: type[APIView], prepare: Callable[..., Any] | None = None) -> Callable:
+    """Makes `handler(request: Request, prepared, **kwargs)` an async Django view: GET
+    only, the caller authenticated and throttled like any API call, errors as
+    problem+json. `prepare(request, **kwargs)` (sync: parsing the query, checking what
+    the caller may see) runs in the same worker thread as authentication, one trip there
+    and one pooled connection a request; `prepared` is what it returns (None without
+    it). `schema` (a DRF view whose methods carry `extend_schema`) documents it."""
+
+    def authenticate_and_prepare(request: HttpRequest, kwargs: dict) -> tuple[Request, Any]:
+        drf_request = _authenticate(request)
+        return drf_request, prepare(drf_request, **kwargs) if prepare else None
 
     def wrap(handler: Callable[..., Awaitable[HttpResponse]]) -> Callable:
         @wraps(handler)
@@ -121,8 +128,8 @@ def live_view(schema: type[APIView]) -> Callable:
                     headers={"Allow": "GET"},
                 )
             try:
-                drf_request = await db(_authenticate, request)
-                return await handler(drf_request, **kwargs)
+                drf_request, prepared = await db(authenticate_and_prepare, request, kwargs)
+                return await handler(drf_request, prepared, **kwargs)
             except (exceptions.APIException, DomainError) as exc:
                 return problem_from(exc)
 

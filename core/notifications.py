@@ -109,6 +109,10 @@ class Hub:
         self.listening = False
         self.closing = False
         self._waiters: dict[tuple[str, str], set[Subscription]] = defaultdict(set)
+        # Notifications counted as they arrive, and the count at the last one per name
+        # that has waiters (`mark`, `quiet_since`).
+        self._tick = 0
+        self._last_tick: dict[tuple[str, str], int] = {}
         self._channels: set[str] = set(_known_channels)
         self._listened: set[str] = set()
         self._task: asyncio.Task | None = None
@@ -142,6 +146,7 @@ class Hub:
                     waiting.discard(sub)
                     if not waiting:
                         del self._waiters[name]
+                        self._last_tick.pop(name, None)
             if not self.persistent and not self._waiters:
                 await self.stop()
 
@@ -182,9 +187,31 @@ class Hub:
             await conn.execute(psycopg.sql.SQL("LISTEN {}").format(psycopg.sql.Identifier(channel)))
             self._listened.add(channel)
 
+    def mark(self, sub: Subscription) -> tuple[int, int]:
+        """Where the listener stands now, as seen by `sub`, for `quiet_since`."""
+        return (self.epoch if sub.reliable else -1, self._tick)
+
+    def quiet_since(self, mark: tuple[int, int], channel: str, key: object) -> bool:
+        """Whether no notification on (channel, key) can have arrived since `mark`, taken
+        while (channel, key) had a waiter that has had one ever since: the listener stayed
+        connected and nothing came for that name. A read started at `mark` then still
+        holds everything committed before now, or the commit's notification is yet to
+        come and will wake whoever is subscribed now."""
+        epoch, tick = mark
+        return (
+            self.listening
+            and epoch == self.epoch
+            and self._last_tick.get((channel, str(key)), 0) <= tick
+        )
+
     def _wake(self, channel: str, key: str) -> None:
-        for sub in self._waiters.get((channel, key), ()):
-            sub.wake((channel, key))
+        name = (channel, key)
+        waiting = self._waiters.get(name)
+        if waiting:
+            self._tick += 1
+            self._last_tick[name] = self._tick
+            for sub in waiting:
+                sub.wake(name)
 
     def _wake_all(self) -> None:
         for waiting in self._waiters.values():

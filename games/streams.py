@@ -60,38 +60,72 @@ def _session_key(user_id: int) -> tuple[str, int]:
 
 
 class _MatchLog:
-    """The recent events of one match, shared by its followers in this process. A read
-    is fresh enough for a follower when it started after the follower's subscription or
-    its last wake-up: whatever was committed before those has been read."""
+    """The recent events of one match, shared by its followers in this process, each
+    event's SSE frame encoded once for all of them (match events are public: every
+    follower may see the same bytes).
+
+    A read serves a follower when it started after the follower's subscription or last
+    wake-up (whatever was committed before those has been read), or when the listener
+    vouches that no notification for the match came since the read started
+    (`Hub.quiet_since`): then a follower reads nothing, and of a thousand woken by one
+    event, one reads while the others wait for that read."""
 
     def __init__(self, match_id: int) -> None:
         self.match_id = match_id
         self.followers = 0
-        self.events: list[dict[str, Any]] = []  # consecutive seqs, oldest first
+        # The log's events in (start, end], oldest first: none cached before a first read.
+        self.start: int | None = None
+        self.end = 0
+        self.events: list[dict[str, Any]] = []
+        self.frames: dict[int, bytes] = {}  # seq: the event's SSE frame
         self.read_at = -1.0
+        self.read_mark = (-1, 0)
+        self.truncated = False  # the last read stopped at a full page: more may follow
         self.lock = asyncio.Lock()
 
-    async def after(self, after: int, fresh_since: float) -> list[dict[str, Any]]:
-        async with self.lock:
-            cached_from = self.events[0]["seq"] - 1 if self.events else None
-            if cached_from is None or after < cached_from:
-                read_at = time.monotonic()
-                events = await db(_events_after, self.match_id, after)
-                self._keep(events, read_at)
-                return events
-            if self.read_at < fresh_since:
-                read_at = time.monotonic()
-                newer = await db(_events_after, self.match_id, self.events[-1]["seq"])
-                self._keep(newer, read_at)
-            return [e for e in self.events if e["seq"] > after][:EVENTS_PAGE]
+    def _current(self, fresh_since: float, sub: notifications.Subscription) -> bool:
+        if self.truncated:
+            return False
+        return self.read_at >= fresh_since or (
+            sub.reliable and sub.hub.quiet_since(self.read_mark, CHANNEL, self.match_id)
+        )
 
-    def _keep(self, events: list[dict[str, Any]], read_at: float) -> None:
-        if events and self.events and events[0]["seq"] == self.events[-1]["seq"] + 1:
-            self.events.extend(events)
-        elif events:
-            self.events = list(events)
-        self.events = self.events[-LOG_CACHE:]
-        self.read_at = max(self.read_at, read_at)
+    async def after(
+        self, after: int, fresh_since: float, sub: notifications.Subscription
+    ) -> list[dict[str, Any]]:
+        if self.start is None or after < self.start:
+            async with self.lock:
+                return await self._read(after, sub)
+        if not self._current(fresh_since, sub):
+            async with self.lock:
+                if not self._current(fresh_since, sub):  # not read meanwhile
+                    await self._read(self.end, sub)
+        first = after - self.start  # seqs are gapless
+        return self.events[first : first + EVENTS_PAGE]
+
+    async def _read(self, after: int, sub: notifications.Subscription) -> list[dict[str, Any]]:
+        read_at, mark = time.monotonic(), sub.hub.mark(sub)
+        events = await db(_events_after, self.match_id, after)
+        if after != self.end or self.start is None or after < self.start:
+            self.start, self.events, self.frames = after, [], {}
+        self.events.extend(events)
+        self.end = self.events[-1]["seq"] if self.events else self.start
+        self.truncated = len(events) >= EVENTS_PAGE
+        if len(self.events) > LOG_CACHE:
+            del self.events[:-LOG_CACHE]
+            self.start = self.end - LOG_CACHE
+            self.frames = {seq: f for seq, f in self.frames.items() if seq > self.start}
+        self.read_at, self.read_mark = read_at, mark
+        return events
+
+    def frame(self, event: dict[str, Any]) -> bytes:
+        seq = event["seq"]
+        found = self.frames.get(seq)
+        if found is None:
+            found = sse_event(seq, event["type"], event)
+            if self.start is not None and self.start < seq <= self.end:
+                self.frames[seq] = found
+        return found
 
 
 _logs: dict[tuple[asyncio.AbstractEventLoop, int], _MatchLog] = {}
@@ -123,6 +157,16 @@ def _visible_match(match_id: int, request: Request) -> Match:
     return selectors.match_get(match_id=match_id, user=request.user)
 
 
+def _events_query(request: Request, match_id: int) -> tuple[dict[str, Any], Match]:
+    return parse_query(request, EventsQuery), _visible_match(match_id, request)
+
+
+def _stream_start(request: Request, match_id: int) -> tuple[int, Match]:
+    query = parse_query(request, StreamQuery)
+    after = resume_position(request, query.get("after")) or 0
+    return after, _visible_match(match_id, request)
+
+
 # --- the long poll ------------------------------------------------------------------------
 
 
@@ -141,17 +185,16 @@ class MatchEventsSchema(APIView):
         """Documents `match_events`."""
 
 
-@live_view(MatchEventsSchema)
-async def match_events(request: Request, match_id: int) -> HttpResponse:
-    query = parse_query(request, EventsQuery)
+@live_view(MatchEventsSchema, prepare=_events_query)
+async def match_events(request: Request, prepared: tuple, match_id: int) -> HttpResponse:
+    query, _match = prepared
     after, wait = query["after"], query["wait"]
-    await db(_visible_match, match_id, request)
     deadline = time.monotonic() + wait
     hub = notifications.hub()
     async with hub.subscribe((CHANNEL, match_id)) as sub:
         with _Following(match_id) as log:
             fresh_since = time.monotonic()
-            events = await log.after(after, fresh_since)
+            events = await log.after(after, fresh_since, sub)
             while not events and not sub.closing:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
@@ -163,7 +206,7 @@ async def match_events(request: Request, match_id: int) -> HttpResponse:
                 if not woken:
                     break  # the listener vouches that nothing was written
                 fresh_since = time.monotonic()
-                events = await log.after(after, fresh_since)
+                events = await log.after(after, fresh_since, sub)
     last = events[-1]["seq"] if events else after
     return JsonResponse({"events": events, "last_seq": last})
 
@@ -208,11 +251,9 @@ class MatchStreamSchema(APIView):
         """Documents `match_stream`."""
 
 
-@live_view(MatchStreamSchema)
-async def match_stream(request: Request, match_id: int) -> HttpResponse:
-    query = parse_query(request, StreamQuery)
-    after = resume_position(request, query.get("after")) or 0
-    match = await db(_visible_match, match_id, request)
+@live_view(MatchStreamSchema, prepare=_stream_start)
+async def match_stream(request: Request, prepared: tuple, match_id: int) -> HttpResponse:
+    after, match = prepared
     slot = stream_limit.open(request.user.pk)
     return sse_response(_match_stream_body(request, slot, match, after))
 
@@ -232,12 +273,11 @@ async def _match_stream_body(
                 read = True
                 while not sub.closing:
                     if read:
-                        events = await log.after(after, fresh_since)
-                        for event in events:
-                            yield sse_event(event["seq"], event["type"], event)
-                            after = event["seq"]
-                            ended = ended or event["type"] in FINAL_EVENTS
+                        events = await log.after(after, fresh_since, sub)
                         if events:
+                            yield b"".join(log.frame(event) for event in events)
+                            after = events[-1]["seq"]
+                            ended = ended or any(e["type"] in FINAL_EVENTS for e in events)
                             continue  # a full page, maybe: read on before waiting
                         if ended or not can_stream():
                             return

@@ -265,6 +265,8 @@ LOGGING = {
 # Live events (long polls and event streams).
 # Open event streams one user may hold in one web process; more get a 429.
 STREAMS_PER_USER = env.int("STREAMS_PER_USER", default=20)
+# Worker threads per web process for the live views' database work (config/asgi.py).
+LIVE_DB_THREADS = env.int("LIVE_DB_THREADS", default=8)
 STREAM_HEARTBEAT_SECONDS = env.float("STREAM_HEARTBEAT_SECONDS", default=15.0)
 # Account events (the account stream) are kept at least this long.
 ACCOUNT_EVENTS_KEEP_HOURS = env.int("ACCOUNT_EVENTS_KEEP_HOURS", default=24)

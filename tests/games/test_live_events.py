@@ -175,6 +175,36 @@ def test_the_account_stream_resumes_by_id_and_tells_start_and_end(live_asgi):
     assert [e.id for e in again.events] == ids[1:]
 
 
+def test_a_log_longer_than_a_page_is_followed_to_its_end(live_asgi):
+    """A read carries at most 200 events: followers sharing the match's log read on
+    after a full page instead of taking it for the end."""
+    players = seated_players(2)
+    match_id = create_and_fill(players, ruleset="classic")
+    match = Match.objects.get(pk=match_id)
+    last = match.event_seq + 250
+    MatchEvent.objects.bulk_create(
+        MatchEvent(match=match, seq=seq, type="chat", data={"type": "chat", "text": str(seq)})
+        for seq in range(match.event_seq + 1, last + 1)
+    )
+    Match.objects.filter(pk=match_id).update(event_seq=last)
+    token = _token(players[0][0])
+    stream = StreamReader(f"{live_asgi.url}/api/v1/matches/{match_id}/stream/?after=0", token)
+    assert stream.wait_for(lambda s: s.events and s.events[-1].id == last, timeout=30)
+    polled, after = [], 0
+    while after < last:  # with the stream still following the match
+        body = httpx.get(
+            f"{live_asgi.url}/api/v1/matches/{match_id}/events/?after={after}&wait=5",
+            headers=_auth(token),
+            timeout=30,
+        ).json()
+        assert body["events"], f"no events after {after}"
+        polled += [e["seq"] for e in body["events"]]
+        after = body["last_seq"]
+    stream.drop()
+    assert [e.id for e in stream.events] == list(range(1, last + 1))
+    assert polled == list(range(1, last + 1))
+
+
 def test_a_match_stream_ends_after_the_final_event(live_asgi):
     players = seated_players(2)
     match_id = create_and_fill(players, ruleset="classic")
