@@ -1,12 +1,15 @@
 """The ASGI application the web server runs (see config/server.py).
 
-Ordinary (sync) views run each request, middleware and view, in one trip to a thread of
-its own, with database connections borrowed from a pool (DATABASE_POOL). The
-views that wait (`core.live`: long polls, event streams) are served without a per-request
-thread context, so a waiting client holds no thread: their short database work goes to
-the loop's worker threads, their waiting to `core.notifications`.
+Ordinary (sync) views run in one hop to a worker thread (`SyncRequestHandler`): the body
+is read on the event loop, then the whole middleware chain and the view run in a thread
+of a fixed pool (WEB_THREADS per process), as a WSGI server would run them, with database
+connections borrowed from a pool (DATABASE_POOL). The views that wait (`core.live`: long
+polls, event streams) are served without a per-request thread context, so a waiting
+client holds no thread: their short database work goes to the loop's worker threads,
+their waiting to `core.notifications`.
 """
 
+import contextvars
 import os
 from concurrent.futures import ThreadPoolExecutor
 
@@ -17,11 +20,13 @@ import asyncio
 import functools
 
 from asgiref.sync import iscoroutinefunction, sync_to_async
+from django.core import signals
 from django.core.asgi import get_asgi_application
-from django.core.exceptions import ImproperlyConfigured, MiddlewareNotUsed
-from django.core.handlers.asgi import ASGIHandler
+from django.core.exceptions import ImproperlyConfigured, MiddlewareNotUsed, RequestAborted
+from django.core.handlers.asgi import ASGIHandler, get_script_prefix
 from django.core.handlers.exception import convert_exception_to_response
-from django.urls import Resolver404, resolve
+from django.http import HttpResponse
+from django.urls import Resolver404, resolve, set_script_prefix
 from django.utils.deprecation import MiddlewareMixin
 from django.utils.module_loading import import_string
 
@@ -99,21 +104,60 @@ class LiveHandler(ASGIHandler):
 live_application = LiveHandler()
 
 
-class OneTripHandler(ASGIHandler):
-    """Django's handler for the ordinary (sync) views: the whole request, middleware and
-    view, runs in the request's worker thread in one trip. Django's own would go back and
-    forth between the loop and that thread for every middleware hook, and each return to
-    the loop waits behind whatever else the loop has to do then: thousands of live clients
-    waking at once made a plain GET /me wait seconds."""
+class SyncRequestHandler(ASGIHandler):
+    """Django's handler with the middleware chain in sync mode, for requests to sync
+    views: the request runs in one thread hop, start to finish.
 
-    def load_middleware(self, is_async: bool = False) -> None:
-        super().load_middleware(is_async=False)
+    Why: Django's own ASGI handler runs an async middleware chain, so each of Django's
+    middleware (security, sessions, CSRF, auth, messages...) calls its `process_request`
+    and `process_response` through `sync_to_async`, then the view, the signals and the
+    response's close: over a dozen hops between the loop and a thread made for the
+    request, which cost more than a cheap view itself. Here the loop only reads the body
+    and writes the response; a client that disconnects meanwhile is noticed when the
+    response is sent, as under WSGI."""
 
-    async def get_response_async(self, request):
-        return await sync_to_async(self.get_response, thread_sensitive=True)(request)
+    def __init__(self, threads: int) -> None:
+        super(ASGIHandler, self).__init__()
+        self.load_middleware(is_async=False)
+        self.executor = ThreadPoolExecutor(threads, thread_name_prefix="request")
+
+    async def __call__(self, scope, receive, send):
+        await self.handle(scope, receive, send)
+
+    async def handle(self, scope, receive, send):
+        try:
+            body_file = await self.read_body(receive)
+        except RequestAborted:
+            return
+        try:
+            # The request's own copy of the context, as `sync_to_async` would give it.
+            respond = contextvars.copy_context().run
+            response = await asyncio.get_running_loop().run_in_executor(
+                self.executor, respond, self.respond, scope, body_file
+            )
+            try:
+                await self.send_response(response, send)
+            finally:
+                if response.streaming:
+                    await sync_to_async(response.close)()
+        finally:
+            body_file.close()
+
+    def respond(self, scope, body_file) -> HttpResponse:
+        """The response, closed unless it streams (closing sends `request_finished`,
+        which hands the thread's database connection back to the pool)."""
+        set_script_prefix(get_script_prefix(scope))
+        signals.request_started.send(sender=self.__class__, scope=scope)
+        request, response = self.create_request(scope, body_file)
+        if request is not None:
+            response = self.get_response(request)
+            response._handler_class = self.__class__
+        if not response.streaming:
+            response.close()
+        return response
 
 
-ordinary_application = OneTripHandler()
+sync_application = SyncRequestHandler(threads=settings.WEB_THREADS)
 
 
 def _is_live(path: str) -> bool:
@@ -144,4 +188,4 @@ async def application(scope, receive, send):
         notifications.serve_on_this_loop()
         await live_application(scope, receive, send)
     else:
-        await ordinary_application(scope, receive, send)
+        await sync_application(scope, receive, send)

@@ -12,6 +12,8 @@ Counters live in the default cache's Redis database (so tests flush them with th
 cache) under the cache's key prefix.
 """
 
+import functools
+import hashlib
 import secrets
 from dataclasses import dataclass
 
@@ -71,6 +73,22 @@ def _client() -> redis.Redis:
     return _clients[location]
 
 
+@functools.cache
+def _sha1(script: str) -> str:
+    return hashlib.sha1(script.encode()).hexdigest()
+
+
+def _run(script: str, key: str, *args: object) -> int:
+    """Runs `script` by its SHA1 (EVALSHA): a request sends a few bytes, not the whole
+    script for Redis to hash again. A Redis that does not know it yet (new, restarted,
+    flushed) gets it by EVAL, which also keeps it for the next time."""
+    client = _client()
+    try:
+        return int(client.evalsha(_sha1(script), 1, key, *args))
+    except redis.exceptions.NoScriptError:
+        return int(client.eval(script, 1, key, *args))
+
+
 def _key(name: str) -> str:
     prefix = settings.CACHES["default"].get("KEY_PREFIX", "")
     return f"{prefix}:ratelimit:{name}"
@@ -89,19 +107,15 @@ def _verdict(wait_ms: int) -> Verdict:
 def hit(name: str, *, limit: int, window_seconds: int) -> Verdict:
     """Counts a request against `limit` per sliding `window_seconds` under `name`; a
     refused request is not counted."""
-    wait_ms = _client().eval(
-        _SLIDING_WINDOW, 1, _key(name), limit, window_seconds * 1000, secrets.token_hex(6)
-    )
-    return _verdict(int(wait_ms))
+    wait_ms = _run(_SLIDING_WINDOW, _key(name), limit, window_seconds * 1000, secrets.token_hex(6))
+    return _verdict(wait_ms)
 
 
 def backoff_attempt(name: str, *, free: int, max_wait_seconds: int, memory_seconds: int) -> Verdict:
     """Counts an attempt under `name` (see `_BACKOFF`); attempts are forgotten
     `memory_seconds` after the last one, or at once by `backoff_reset`."""
-    wait_ms = _client().eval(
-        _BACKOFF, 1, _key(name), free, max_wait_seconds * 1000, memory_seconds * 1000
-    )
-    return _verdict(int(wait_ms))
+    wait_ms = _run(_BACKOFF, _key(name), free, max_wait_seconds * 1000, memory_seconds * 1000)
+    return _verdict(wait_ms)
 
 
 def backoff_reset(name: str) -> None:

@@ -1,10 +1,8 @@
-"""Wakes a match's followers (long polls, event streams: `games.streams`) when its
-transaction commits, through `core.notifications`."""
+"""The channel that wakes a match's followers (long polls, event streams:
+`games.streams`) through `core.notifications`. PostgreSQL notifies it by itself, from a
+trigger on every INSERT into the match event log (migration 0011), when the
+transaction commits; the payload is the match id."""
 
 from core import notifications
 
 CHANNEL = notifications.listen_on("match_events")
-
-
-def notify_match(match_id: int) -> None:
-    notifications.notify(CHANNEL, match_id)

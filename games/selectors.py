@@ -17,8 +17,12 @@ from ledger.models import Account, AccountKind
 
 def match_get(*, match_id: int, user: User) -> Match:
     """A match the user may look at: any public one, a private one only when seated."""
-    match = Match.objects.select_related("created_by").filter(pk=match_id).first()
-    if match is None or (match.private and not match.seats.filter(player_id=user.pk).exists()):
+    try:
+        # get(), not first(): by primary key, no ORDER BY to build.
+        match = Match.objects.select_related("created_by").get(pk=match_id)
+    except Match.DoesNotExist:
+        raise MatchNotFound(f"No match {match_id}.") from None
+    if match.private and not match.seats.filter(player_id=user.pk).exists():
         raise MatchNotFound(f"No match {match_id}.")
     return match
 

@@ -95,6 +95,9 @@ if env.bool("DATABASE_POOL", default=False):
 else:
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# Threads per web process running the sync views (config/asgi.py); each holds a pooled
+# connection only while it serves a request.
+WEB_THREADS = env.int("WEB_THREADS", default=8)
 DATABASES["default"]["ATOMIC_REQUESTS"] = False  # services own their transactions
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

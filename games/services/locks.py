@@ -27,15 +27,15 @@ from games.models import Match
 
 def match_lock(match_id: int) -> Match:
     """Locks a match row (with its creator, not locked) or raises `MatchNotFound`."""
-    match = (
-        Match.objects.select_for_update(of=("self",))
-        .select_related("created_by")
-        .filter(pk=match_id)
-        .first()
-    )
-    if match is None:
-        raise MatchNotFound(f"No match {match_id}.")
-    return match
+    try:
+        # get(), not first(): by primary key, no ORDER BY to build.
+        return (
+            Match.objects.select_for_update(of=("self",))
+            .select_related("created_by")
+            .get(pk=match_id)
+        )
+    except Match.DoesNotExist:
+        raise MatchNotFound(f"No match {match_id}.") from None
 
 
 def visible_match_lock(match_id: int, user: User, *, invite_code: str | None = None) -> Match:

@@ -9,7 +9,6 @@ from django.db.models import Exists, OuterRef
 from accounts.models import User, Webhook
 from games import engine
 from games.models import Match, MatchEvent, Seat
-from games.notify import notify_match
 
 # What play changes on the match row (the rest is fixed at creation).
 PLAY_FIELDS = [
@@ -55,7 +54,8 @@ def seats_for_play(match: Match) -> list[Seat]:
 
 def append_events(match: Match, events: list[dict[str, Any]]) -> None:
     """Appends public events to the match's log (numbered from `match.event_seq`, which
-    the caller saves) and wakes the long polls once the transaction commits."""
+    the caller saves); the INSERT's trigger wakes the long polls once the transaction
+    commits (games.notify)."""
     if not events:
         return
     rows = []
@@ -63,7 +63,6 @@ def append_events(match: Match, events: list[dict[str, Any]]) -> None:
         match.event_seq += 1
         rows.append(MatchEvent(match=match, seq=match.event_seq, type=event["type"], data=event))
     MatchEvent.objects.bulk_create(rows)
-    notify_match(match.pk)
 
 
 def player_ref(user: User) -> dict[str, Any]:
