@@ -24,6 +24,7 @@ from accounts.events import (
 from core import notifications
 from core.live import (
     HEARTBEAT,
+    RECHECK_SECONDS,
     StreamSlot,
     can_stream,
     db,
@@ -36,9 +37,6 @@ from core.live import (
 )
 from core.query import parse_query
 from core.schema import ServerSentEvent, problems
-
-# How often a stream re-reads by itself while the listener cannot vouch for silence.
-RECHECK_SECONDS = 5.0
 
 
 class AccountStreamQuery(serializers.Serializer):

@@ -150,6 +150,9 @@ def sse_event(event_id: int, kind: str, data: Any) -> bytes:
     return f"id: {event_id}\nevent: {kind}\ndata: {payload}\n\n".encode()
 
 
+# How often a waiter re-reads by itself while the listener cannot vouch for silence.
+RECHECK_SECONDS = 5.0
+
 HEARTBEAT = b": heartbeat\n\n"
 
 

@@ -26,6 +26,7 @@ from accounts.events import SESSIONS_CHANNEL
 from core import notifications
 from core.live import (
     HEARTBEAT,
+    RECHECK_SECONDS,
     StreamSlot,
     can_stream,
     db,
@@ -44,8 +45,6 @@ from games.notify import CHANNEL
 from games.serializers import EventsQuery
 from games.shapes import EventsOutput
 
-# How often a waiter re-reads by itself while the listener cannot vouch for silence.
-RECHECK_SECONDS = 5.0
 # Events after which a match writes nothing more.
 FINAL_EVENTS = frozenset({"match_finished", "match_aborted"})
 # Recent events one process keeps per followed match.
