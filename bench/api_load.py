@@ -139,6 +139,10 @@ def local_server(
         THROTTLE_LOGIN_IP="100000/min",
         LOGIN_FREE_ATTEMPTS="100000",
         PYTHONUNBUFFERED="1",
+        # Measured as deployed: `make run` turns DEBUG on, which logs every SQL query
+        # with its timing (a cost per query, and memory) and is never how a server runs.
+        DEBUG="0",
+        SECURE_SSL_REDIRECT="0",  # plain HTTP on loopback
         WEB_CONCURRENCY=str(web_processes),
         # The Procfile names gunicorn and celery bare: an unactivated venv needs them on PATH.
         PATH=os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")]),
