@@ -14,6 +14,11 @@ alike, so their figures stay comparable. Measured, over real HTTP:
     POST bid         an action that does not end the round
     POST challenge   an action that ends the round (reveal, settle, the next round)
 
+Each timed request goes over a kept-alive connection of the standard library's
+http.client and is timed from sending it to its body read: the time the server takes as
+the wire sees it. (examples/client.py's httpx adds ~0.8 ms of its own per request on this
+machine, the same for both servers; `--client httpx` times through it instead.)
+
 Prints p50 and p90 per request and server, the ratios the acceptance names, and the CPU
 time the web process and the whole stack (web, Celery, PostgreSQL, Redis) used per
 request: on a busy machine latencies wait for a core, CPU time much less so.
@@ -23,13 +28,17 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import http.client
+import json
 import os
 import random
 import statistics
 import sys
+import time
 import uuid
 from collections import defaultdict
 from pathlib import Path
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -40,25 +49,70 @@ from examples.client import Api, create_match, join_match, register  # noqa: E40
 ROUTES = ("GET me", "GET match", "POST bid", "POST challenge")
 
 
+class WireApi:
+    """The part of examples.client.Api that the steps use, on http.client: one kept-alive
+    connection, each request timed from sending to its body read."""
+
+    def __init__(self, base_url: str, token: str, observe) -> None:
+        address = urlsplit(base_url)
+        self.connection = http.client.HTTPConnection(address.hostname, address.port)
+        self.prefix = address.path.rstrip("/") + "/api/v1"
+        self.headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+        self.observe = observe
+
+    def get(self, path: str, *, route: str) -> dict:
+        return self._request("GET", path, None, route)
+
+    def post(self, path: str, body: dict, *, route: str) -> dict:
+        return self._request("POST", path, body, route)
+
+    def _request(self, method: str, path: str, body: dict | None, route: str) -> dict:
+        headers = dict(self.headers)
+        if method == "POST":
+            headers["Idempotency-Key"] = uuid.uuid4().hex  # as examples/client.py sends
+        payload = json.dumps(body).encode() if body is not None else None
+        started = time.perf_counter()
+        self.connection.request(method, self.prefix + path, payload, headers)
+        response = self.connection.getresponse()
+        content = response.read()
+        seconds = time.perf_counter() - started
+        if response.status >= 300:
+            raise RuntimeError(f"{method} {path} -> {response.status}: {content[:300]!r}")
+        self.observe(route, seconds)
+        return json.loads(content)
+
+    def close(self) -> None:
+        self.connection.close()
+
+
 class Table:
     """Two players of one server at a two-seat match; each step is one timed request."""
 
-    def __init__(self, base_url: str, rng: random.Random) -> None:
+    def __init__(self, base_url: str, rng: random.Random, client: str = "stdlib") -> None:
         self.timings: dict[str, list[float]] = defaultdict(list)
         self.rng = rng
-        self.players = [Api(base_url, observer=self.observe) for _ in range(2)]
+        self.setup = [Api(base_url) for _ in range(2)]
         prefix = f"l{uuid.uuid4().hex[:8]}"
-        for i, api in enumerate(self.players):
-            register(api, f"{prefix}_{i}", PASSWORD)
+        tokens = [register(api, f"{prefix}_{i}", PASSWORD) for i, api in enumerate(self.setup)]
+        if client == "httpx":
+            self.players = [
+                Api(base_url, token, observer=self.observe_response) for token in tokens
+            ]
+        else:
+            self.players = [WireApi(base_url, token, self.observe) for token in tokens]
         self.match_id = 0
         self.new_match()
 
-    def observe(self, route: str, response, seconds: float) -> None:
-        if response.is_success and route in ROUTES:
+    def observe(self, route: str, seconds: float) -> None:
+        if route in ROUTES:
             self.timings[route].append(seconds)
 
+    def observe_response(self, route: str, response, seconds: float) -> None:
+        if response.is_success:
+            self.observe(route, seconds)
+
     def new_match(self) -> None:
-        host, guest = self.players
+        host, guest = self.setup
         self.match_id = create_match(host, "milton_bradley", turn_seconds=120)["id"]
         join_match(guest, self.match_id)
 
@@ -87,7 +141,7 @@ class Table:
         api.post(path, {**body, "expected_version": version}, route="POST bid")
 
     def close(self) -> None:
-        for api in self.players:
+        for api in (*self.setup, *self.players):
             api.close()
 
 
@@ -129,6 +183,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--server-root", type=Path, help="another checkout to compare with")
     parser.add_argument("--rounds", type=int, default=400, help="steps per server")
+    parser.add_argument(
+        "--client", choices=("stdlib", "httpx"), default="stdlib", help="the timing client"
+    )
     parser.add_argument("--warmup", type=int, default=30, help="steps not counted")
     args = parser.parse_args()
     roots = {"this": ROOT}
@@ -140,7 +197,7 @@ def main() -> int:
             servers[name] = stack.enter_context(
                 local_server(lambda: False, web_processes=1, server_root=root)
             )
-            tables[name] = Table(servers[name].base_url, random.Random(7))
+            tables[name] = Table(servers[name].base_url, random.Random(7), args.client)
             stack.callback(tables[name].close)
         for step in range(args.warmup + args.rounds):
             if step == args.warmup:

@@ -29,6 +29,7 @@ from rest_framework.response import Response
 from core.errors import ConflictError, DomainError
 from core.models import IdempotencyRecord
 from core.parsers import UNSTORABLE_CHARACTERS
+from core.prebuilt import table
 
 logger = logging.getLogger(__name__)
 
@@ -71,15 +72,18 @@ def _without(body: Any, secret_fields: Sequence[str]) -> Any:
     return {k: v for k, v in body.items() if k not in secret_fields}
 
 
-def _take_owner_lock(request: Request, key: str) -> bool:
-    """Whether this request now holds the key's owner lock (never waits: a request that
-    cannot take it is a duplicate of one still running)."""
+def _take_owner_lock_and_claim(request: Request, key: str, fingerprint: str) -> tuple[bool, bool]:
+    """(whether this request now holds the key's owner lock, whether it also claimed the
+    key), in one round trip. Taking the lock never waits: a request that cannot take it
+    is a duplicate of one still running. The claim is tried only with the lock held."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT pg_try_advisory_lock(%s, hashtext(%s))",
-            [OWNER_LOCK_SPACE, f"{request.user.pk}:{key}"],
+            "SELECT locked, CASE WHEN locked THEN games_claim_idempotency_key(%s, %s, %s) END"
+            " FROM (SELECT pg_try_advisory_lock(%s, hashtext(%s)) AS locked) owner",
+            [request.user.pk, key, fingerprint, OWNER_LOCK_SPACE, f"{request.user.pk}:{key}"],
         )
-        return cursor.fetchone()[0]
+        locked, claimed = cursor.fetchone()
+    return locked, claimed is not None
 
 
 def _release_owner_lock(request: Request, key: str) -> None:
@@ -97,19 +101,20 @@ def _release_owner_lock(request: Request, key: str) -> None:
 
 
 def _claim(request: Request, key: str, fingerprint: str) -> IdempotencyRecord | None:
-    """Returns the existing record, or None once this request owns the key. Called with
-    the owner lock held, so a record still without a response is abandoned: its owner
-    died (it would hold the lock otherwise). The claim commits at once, so a request
-    that cannot check the lock sees it (migration 0004 says why it need not wait for the
-    disk)."""
-    for _ in range(3):
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT games_claim_idempotency_key(%s, %s, %s)",
-                [request.user.pk, key, fingerprint],
-            )
-            if cursor.fetchone()[0] is not None:
-                return None
+    """Returns the existing record, or None once this request owns the key, after a first
+    claim failed. Called with the owner lock held, so a record still without a response
+    is abandoned: its owner died (it would hold the lock otherwise). A claim commits at
+    once, so a request that cannot check the lock sees it (migration 0004 says why it
+    need not wait for the disk)."""
+    for attempt in range(3):
+        if attempt:
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT games_claim_idempotency_key(%s, %s, %s)",
+                    [request.user.pk, key, fingerprint],
+                )
+                if cursor.fetchone()[0] is not None:
+                    return None
         stale = Q(created_at__lt=timezone.now() - KEEP_FOR) | Q(response_status__isnull=True)
         if IdempotencyRecord.objects.filter(stale, user=request.user, key=key).delete()[0]:
             continue  # expired or abandoned: claim the key afresh
@@ -135,10 +140,17 @@ def _storable(value: Any) -> Any:
 def _store(
     request: Request, key: str, response: Response, secret_fields: Sequence[str] = ()
 ) -> None:
-    IdempotencyRecord.objects.filter(user=request.user, key=key).update(
-        response_status=response.status_code,
-        response_body=_storable(_without(response.data, secret_fields)),
+    # Every POST with a key runs this: hand-written, as building the UPDATE costs more
+    # than running it; the body is adapted by the field, as the ORM would.
+    body = IdempotencyRecord._meta.get_field("response_body").get_db_prep_save(
+        _storable(_without(response.data, secret_fields)), connection
     )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table(IdempotencyRecord)} SET response_status = %s,"
+            " response_body = %s WHERE user_id = %s AND key = %s",
+            [response.status_code, body, request.user.pk, key],
+        )
 
 
 def _store_or_release(request: Request, key: str, response: Response) -> None:
@@ -238,15 +250,17 @@ def idempotent(handler: Callable | None = None, *, secret_fields: Sequence[str] 
             return handler(view, request, *args, **kwargs)
         _check_key(key)
         fingerprint = _fingerprint(request, secret_fields)
-        if not _take_owner_lock(request, key):
+        locked, claimed = _take_owner_lock_and_claim(request, key, fingerprint)
+        if not locked:
             # A request with this key is running: answer from its record if it is
             # already answered, else that it still runs.
             existing = IdempotencyRecord.objects.filter(user=request.user, key=key).first()
             return _answer_from(existing, fingerprint)
         try:
-            existing = _claim(request, key, fingerprint)
-            if existing is not None:
-                return _answer_from(existing, fingerprint)
+            if not claimed:
+                existing = _claim(request, key, fingerprint)
+                if existing is not None:
+                    return _answer_from(existing, fingerprint)
             return run(view, request, key, *args, **kwargs)
         finally:
             _release_owner_lock(request, key)

@@ -8,20 +8,28 @@ from django.db.models.functions import Coalesce
 
 from accounts.models import User
 from core.fields import timestamp
+from core.prebuilt import PrebuiltSelect
 from games import engine
 from games.errors import MatchNotFound
 from games.models import ChatMessage, Match, MatchEvent, RoundRecord, Seat
 from games.stakes import table_balances
 from ledger.models import Account, AccountKind
 
+# Every view of a match reads these: their SQL is built once (core.prebuilt).
+_MATCH = PrebuiltSelect(Match, "WHERE m.id = %s", related="created_by")
+_SEATS = PrebuiltSelect(Seat, "WHERE m.match_id = %s ORDER BY m.seat", related="player")
+
+
+def seats_with_players(match: Match) -> list[Seat]:
+    """The match's seats in order, with their players."""
+    return _SEATS.all([match.pk])
+
 
 def match_get(*, match_id: int, user: User) -> Match:
     """A match the user may look at: any public one, a private one only when seated."""
-    try:
-        # get(), not first(): by primary key, no ORDER BY to build.
-        match = Match.objects.select_related("created_by").get(pk=match_id)
-    except Match.DoesNotExist:
-        raise MatchNotFound(f"No match {match_id}.") from None
+    match = _MATCH.one([match_id])
+    if match is None:
+        raise MatchNotFound(f"No match {match_id}.")
     if match.private and not match.seats.filter(player_id=user.pk).exists():
         raise MatchNotFound(f"No match {match_id}.")
     return match
@@ -69,7 +77,7 @@ def match_view(
 ) -> dict[str, Any]:
     """The match as `user` may see it (a seated player, or a spectator). `seats` and
     `state`, when a service has just loaded them (its `MatchChange`), are reused."""
-    seats = seats or list(match.seats.select_related("player").order_by("seat"))
+    seats = seats or seats_with_players(match)
     your = next((s.seat for s in seats if user is not None and s.player_id == user.pk), None)
     balances = {"stacks": {}, "round": 0, "game": 0}
     if match.buy_in:

@@ -8,20 +8,21 @@ from typing import Any
 from django.db import connection
 from django.db.models import Q, QuerySet
 
+from core.prebuilt import PrebuiltSelect
 from ledger.models import Account, AccountKind, Transfer
 
 # A user: any instance of settings.AUTH_USER_MODEL (only its `pk` is read).
 User = Any
 
 
+# GET /me reads it on every call (its SQL built once: core.prebuilt); one wallet a user.
+_WALLET = PrebuiltSelect(Account, "WHERE m.kind = %s AND m.user_id = %s")
+
+
 def wallet_balance(*, user: User) -> int:
     """Chips in the player's wallet: the cached balance, one indexed read."""
-    balance = (
-        Account.objects.filter(kind=AccountKind.WALLET, user_id=user.pk)
-        .values_list("balance", flat=True)
-        .first()
-    )
-    return balance or 0
+    wallet = _WALLET.one([AccountKind.WALLET.value, user.pk])
+    return wallet.balance if wallet is not None else 0
 
 
 def wallet_get(*, user: User) -> Account | None:

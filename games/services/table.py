@@ -4,9 +4,8 @@ a service loads them, and the match's public event log."""
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Exists, OuterRef
-
 from accounts.models import User, Webhook
+from core.prebuilt import PrebuiltSelect, table
 from games import engine
 from games.models import Match, MatchEvent, Seat
 
@@ -40,16 +39,22 @@ class MatchChange:
     state: "engine.State | None" = None
 
 
+# Every move reads them: their SQL is built once (core.prebuilt).
+_SEATS_FOR_PLAY = PrebuiltSelect(
+    Seat,
+    "WHERE m.match_id = %s ORDER BY m.seat",
+    related="player",
+    annotations={
+        "has_webhook": f"EXISTS (SELECT 1 FROM {table(Webhook)} w"
+        " WHERE w.user_id = m.player_id AND w.active)"
+    },
+)
+
+
 def seats_for_play(match: Match) -> list[Seat]:
     """The match's seats in order, with players and `has_webhook` (which saves a query
     per action when nobody at the table has a webhook)."""
-    return list(
-        match.seats.select_related("player")
-        .annotate(
-            has_webhook=Exists(Webhook.objects.filter(user_id=OuterRef("player_id"), active=True))
-        )
-        .order_by("seat")
-    )
+    return _SEATS_FOR_PLAY.all([match.pk])
 
 
 def append_events(match: Match, events: list[dict[str, Any]]) -> None:

@@ -1,0 +1,70 @@
+"""core.prebuilt: hand-written reads give the same instances the ORM gives."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from accounts.authentication import TOKEN_WITH_USER
+from accounts.models import ApiToken
+from accounts.services import token_create
+from core.prebuilt import PrebuiltSelect
+from games.models import Match, Seat
+from games.selectors import match_get, seats_with_players
+from games.services.table import seats_for_play
+from ledger.models import Account, AccountKind
+from tests.factories import PlayerFactory
+from tests.games.helpers import create_and_fill, seated_players
+
+pytestmark = pytest.mark.django_db
+
+
+def fields_of(instance) -> dict:
+    return {f.attname: getattr(instance, f.attname) for f in instance._meta.concrete_fields}
+
+
+def test_a_token_and_its_user_equal_the_orm_ones_in_one_query():
+    user = PlayerFactory()
+    token, _raw = token_create(user=user, name="bot")
+    with CaptureQueriesContext(connection) as queries:
+        loaded = TOKEN_WITH_USER.one([token.key_hash])
+        loaded_user = loaded.user
+    assert len(queries) == 1
+    expected = ApiToken.objects.select_related("user").get(pk=token.pk)
+    assert fields_of(loaded) == fields_of(expected)
+    assert fields_of(loaded_user) == fields_of(expected.user)
+    assert loaded._state.adding is False and loaded._state.db == "default"
+    assert TOKEN_WITH_USER.one(["0" * 64]) is None
+
+
+def test_json_and_datetime_fields_come_back_as_the_orm_reads_them():
+    players = seated_players(2)
+    match_id = create_and_fill(players, ruleset="milton_bradley")
+    user = players[0][0]
+    loaded = match_get(match_id=match_id, user=user)
+    expected = Match.objects.select_related("created_by").get(pk=match_id)
+    assert isinstance(loaded.state, dict) and isinstance(loaded.rules, dict)
+    assert fields_of(loaded) == fields_of(expected)
+    assert loaded.created_by == expected.created_by
+    assert loaded.started_at is not None and loaded.started_at.tzinfo is not None
+
+
+def test_many_rows_in_order_with_annotations():
+    players = seated_players(3)
+    match_id = create_and_fill(players, ruleset="milton_bradley")
+    match = Match.objects.get(pk=match_id)
+    players[1][0].webhooks.create(url="https://example.com/hook", encrypted_secret="x")
+    expected = list(Seat.objects.filter(match=match).select_related("player").order_by("seat"))
+    for loaded in (seats_with_players(match), seats_for_play(match)):
+        assert [fields_of(s) for s in loaded] == [fields_of(s) for s in expected]
+        assert [s.player.username for s in loaded] == [s.player.username for s in expected]
+    assert [s.has_webhook for s in seats_for_play(match)] == [False, True, False]
+
+
+def test_a_nullable_key_joins_left_and_gives_none():
+    user = PlayerFactory()
+    with_user = PrebuiltSelect(Account, "WHERE m.id = %s", related="user")
+    wallet = Account.objects.get(kind=AccountKind.WALLET, user=user)
+    assert with_user.one([wallet.pk]).user == user
+    house, _ = Account.objects.get_or_create(kind=AccountKind.HOUSE)
+    loaded = with_user.one([house.pk])
+    assert loaded.user is None and loaded.pk == house.pk
