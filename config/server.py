@@ -6,7 +6,7 @@ management, restarts of a dead worker, WEB_CONCURRENCY, graceful timeout); uvico
 event loop holds thousands of waiting clients (long polls, event streams) with no thread
 each. On top of uvicorn's own, this worker:
 
-* writes log lines from a thread of its own, never blocking the loop;
+* writes the event loop's log lines from a thread of its own, never blocking the loop;
 * lifts its open-file limit to the hard limit: every waiting client holds a socket;
 * drains live waiters first on shutdown (`core.notifications.drain`): long polls answer,
   event streams end, so clients reconnect to another process and resume by event id;
@@ -23,6 +23,7 @@ import logging
 import queue
 import resource
 import sys
+import threading
 from logging.handlers import QueueHandler, QueueListener
 from typing import Any
 
@@ -125,20 +126,53 @@ class Worker(UvicornWorker):
             sys.exit(Arbiter.WORKER_BOOT_ERROR)
 
 
+class OffTheLoopHandler(logging.Handler):
+    """Writes a line where it is logged, unless that is the event loop's thread: its
+    lines go to a queue that a thread of its own writes. A write to a slow pipe (a
+    supervisor behind on reading) must not stall the loop, and with it every client of
+    the process; a request thread may wait for it, as under a WSGI server, and handing
+    each of its lines to another thread costs a wake-up and a GIL hand-over a request."""
+
+    def __init__(self, writer: logging.Handler, to_queue: QueueHandler, loop_thread: int) -> None:
+        super().__init__(writer.level)
+        self.writer = writer
+        self.to_queue = to_queue
+        self.loop_thread = loop_thread
+
+    def handle(self, record: logging.LogRecord) -> bool:
+        if record.thread == self.loop_thread:
+            return self.to_queue.handle(record)
+        return self.writer.handle(record)
+
+
 def write_logs_off_the_loop() -> QueueListener | None:
-    """Log lines are still formatted where they are logged, but written by a thread of
-    their own: a write to a slow pipe (a supervisor behind on reading) must not stall the
-    event loop, and with it every client of the process."""
+    """Installs `OffTheLoopHandler` for the calling thread's event loop; returns the
+    listener that writes the loop's lines (stop it at shutdown)."""
     root = logging.getLogger()
-    if len(root.handlers) != 1:
+    if len(root.handlers) != 1 or not isinstance(root.handlers[0], logging.StreamHandler):
         return None  # not the configuration this was made for (settings.LOGGING)
     (writer,) = root.handlers
     lines: queue.SimpleQueue = queue.SimpleQueue()
     to_queue = QueueHandler(lines)
     to_queue.setLevel(writer.level)
     to_queue.setFormatter(writer.formatter)  # the (JSON) line is made by the caller
-    writer.setFormatter(logging.Formatter("%(message)s"))
-    root.handlers = [to_queue]
-    listener = QueueListener(lines, writer)
+    listener = QueueListener(lines, _Unformatted(writer))
+    root.handlers = [OffTheLoopHandler(writer, to_queue, threading.get_ident())]
     listener.start()
     return listener
+
+
+class _Unformatted(logging.Handler):
+    """The writer, for records the queue handler has already formatted into `msg`."""
+
+    def __init__(self, writer: logging.Handler) -> None:
+        super().__init__(writer.level)
+        self.writer = writer
+        self.plain = logging.Formatter("%(message)s")
+
+    def handle(self, record: logging.LogRecord) -> bool:
+        line = self.plain.format(record)
+        with self.writer.lock:
+            self.writer.stream.write(line + self.writer.terminator)
+            self.writer.flush()
+        return True

@@ -36,7 +36,8 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {
     scope: "100000/min" for scope in REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]
 }
-LOGGING["root"]["level"] = "WARNING"  # noqa: F405
+# Quiet unless a test's server asks for its request lines.
+LOGGING["root"]["level"] = os.environ.get("LOG_LEVEL", "WARNING")  # noqa: F405
 
 # Each test run has its own queue, so a worker started by a test never picks up tasks
 # left in the broker by an earlier run.

@@ -3,11 +3,13 @@ wait by the hundred, event streams that resume with no gap, the account stream, 
 token revocation and shutdown."""
 
 import asyncio
+import contextlib
 import json
 import signal
 import socket
 import threading
 import time
+import uuid
 
 import httpx
 import pytest
@@ -363,3 +365,38 @@ def test_requests_the_http_parser_refuses_get_problem_json(live_asgi, raw, statu
     assert b"content-type: application/problem+json" in head.lower()
     problem = json.loads(body)
     assert problem["status"] == status and problem["code"]
+
+
+def test_ordinary_and_live_requests_each_log_one_json_line():
+    """Request threads write their lines themselves, the event loop's go through the
+    log thread (config.server.OffTheLoopHandler): both reach the server's output."""
+    players = seated_players(2)
+    match_id = create_and_fill(players, ruleset="classic")
+    token = _token(players[0][0])
+    ids = {"ordinary": uuid.uuid4().hex, "live": uuid.uuid4().hex}
+    with asgi_server(workers=1, env={"LOG_LEVEL": "INFO"}) as server:
+        ordinary = httpx.get(
+            f"{server.url}/api/v1/me/",
+            headers={**_auth(token), "X-Request-ID": ids["ordinary"]},
+            timeout=10,
+        )
+        live = httpx.get(
+            f"{server.url}/api/v1/matches/{match_id}/events/?after=0&wait=0",
+            headers={**_auth(token), "X-Request-ID": ids["live"]},
+            timeout=10,
+        )
+        assert ordinary.status_code == live.status_code == 200
+        deadline = time.monotonic() + 5
+        found: dict[str, dict] = {}
+        while time.monotonic() < deadline and len(found) < 2:
+            for line in server.log.read_text(errors="replace").splitlines():
+                with contextlib.suppress(ValueError):
+                    entry = json.loads(line)
+                    for kind, request_id in ids.items():
+                        if isinstance(entry, dict) and entry.get("request_id") == request_id:
+                            found[kind] = entry
+            time.sleep(0.1)
+        assert set(found) == {"ordinary", "live"}, server.tail()
+    assert found["ordinary"]["path"] == "/api/v1/me/" and found["ordinary"]["status"] == 200
+    assert found["live"]["path"] == f"/api/v1/matches/{match_id}/events/"
+    assert found["live"]["status"] == 200
