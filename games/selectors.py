@@ -164,11 +164,16 @@ def hidden_dice(*, match: Match) -> dict[str, Any] | None:
     return {"round": engine.round_number(state), "dice": engine.held_dice(state)}
 
 
+# Every long poll's answer and stream page reads it (its SQL built once: core.prebuilt).
+_EVENTS_AFTER = PrebuiltSelect(
+    MatchEvent, "WHERE m.match_id = %s AND m.seq > %s ORDER BY m.seq LIMIT %s"
+)
+
+
 def events_after(*, match: Match, after: int, limit: int = 200) -> list[dict[str, Any]]:
-    rows = MatchEvent.objects.filter(match=match, seq__gt=after).order_by("seq")[:limit]
     return [
-        {"seq": seq, "type": kind, "data": data, "created_at": timestamp(created)}
-        for seq, kind, data, created in rows.values_list("seq", "type", "data", "created_at")
+        {"seq": e.seq, "type": e.type, "data": e.data, "created_at": timestamp(e.created_at)}
+        for e in _EVENTS_AFTER.all([match.pk, after, limit])
     ]
 
 
