@@ -8,6 +8,7 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from accounts.authentication import tokens_revoked
 from accounts.errors import InvalidCredentials
 from accounts.events import sessions_changed
 from accounts.models import ApiToken, User, Webhook, hash_token
@@ -38,9 +39,11 @@ def token_create(
 @transaction.atomic
 def token_revoke(*, token: ApiToken) -> None:
     ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+    tokens_revoked([token.key_hash])  # no process relies on its last check any more
     sessions_changed(user_id=token.user_id)  # its open streams close
 
 
+@transaction.atomic
 def token_revoke_by_id(*, user: User, token_id: int) -> None:
     """Revokes one of `user`'s own tokens (NotFound for another's, or one revoked)."""
     revoked = ApiToken.objects.filter(pk=token_id, user=user, revoked_at__isnull=True).update(
@@ -48,6 +51,8 @@ def token_revoke_by_id(*, user: User, token_id: int) -> None:
     )
     if not revoked:
         raise NotFoundError(f"No token {token_id}.")
+    tokens_revoked(list(ApiToken.objects.filter(pk=token_id).values_list("key_hash", flat=True)))
+    sessions_changed(user_id=user.pk)
 
 
 def token_obtain(
@@ -129,6 +134,8 @@ def user_deactivate(*, user: User) -> int:
     user.is_active = False
     user.save(update_fields=["is_active"])
     sessions_changed(user_id=user.pk)  # their open streams close on the commit
-    return ApiToken.objects.filter(user=user, revoked_at__isnull=True).update(
-        revoked_at=timezone.now()
-    )
+    now = timezone.now()
+    revoked = ApiToken.objects.filter(user=user, revoked_at__isnull=True).update(revoked_at=now)
+    mine = ApiToken.objects.filter(user=user, revoked_at=now)
+    tokens_revoked(list(mine.values_list("key_hash", flat=True)))
+    return revoked

@@ -21,9 +21,9 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.utils.module_loading import import_string
 from rest_framework import exceptions
 from rest_framework.request import Request
-from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from core import notifications
@@ -78,9 +78,10 @@ class _Caller(APIView):
 
 
 def _authenticate(request: HttpRequest) -> Request:
-    drf_request = Request(
-        request, authenticators=[cls() for cls in api_settings.DEFAULT_AUTHENTICATION_CLASSES]
-    )
+    # The live views' own token check (settings.LIVE_AUTHENTICATION_CLASSES): clients
+    # renew them every few seconds, so it may remember what the database said.
+    authenticators = [import_string(path)() for path in settings.LIVE_AUTHENTICATION_CLASSES]
+    drf_request = Request(request, authenticators=authenticators)
     view = _Caller()
     view.request = drf_request
     view.headers = {}

@@ -11,6 +11,7 @@ them, the log is read once.
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -156,8 +157,27 @@ def _visible_match(match_id: int, request: Request) -> Match:
     return selectors.match_get(match_id=match_id, user=request.user)
 
 
-def _events_query(request: Request, match_id: int) -> tuple[dict[str, Any], Match]:
-    return parse_query(request, EventsQuery), _visible_match(match_id, request)
+# Matches this process found public: anyone may follow them (a match's `private` is fixed
+# when it is made), so a long poll's renewal needs no query to say so. Most recent last.
+_public_matches: dict[int, None] = {}
+_public_matches_lock = threading.Lock()  # the live views' worker threads share it
+PUBLIC_MATCHES_KEPT = 10_000
+
+
+def _check_visible(match_id: int, request: Request) -> None:
+    if match_id in _public_matches:
+        return
+    if not _visible_match(match_id, request).private:
+        with _public_matches_lock:
+            if len(_public_matches) >= PUBLIC_MATCHES_KEPT:
+                _public_matches.pop(next(iter(_public_matches)))
+            _public_matches[match_id] = None
+
+
+def _events_query(request: Request, match_id: int) -> dict[str, Any]:
+    query = parse_query(request, EventsQuery)
+    _check_visible(match_id, request)
+    return query
 
 
 def _stream_start(request: Request, match_id: int) -> tuple[int, Match]:
@@ -185,8 +205,7 @@ class MatchEventsSchema(APIView):
 
 
 @live_view(MatchEventsSchema, prepare=_events_query)
-async def match_events(request: Request, prepared: tuple, match_id: int) -> HttpResponse:
-    query, _match = prepared
+async def match_events(request: Request, query: dict[str, Any], match_id: int) -> HttpResponse:
     after, wait = query["after"], query["wait"]
     deadline = time.monotonic() + wait
     hub = notifications.hub()

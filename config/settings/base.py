@@ -278,6 +278,9 @@ LOGGING = {
 STREAMS_PER_USER = env.int("STREAMS_PER_USER", default=20)
 # Worker threads per web process for the live views' database work (config/asgi.py).
 LIVE_DB_THREADS = env.int("LIVE_DB_THREADS", default=8)
+# The token check of the live views (core.live), which clients renew every few seconds:
+# one that remembers, per process, what the database said (revocations still count at once).
+LIVE_AUTHENTICATION_CLASSES = ["accounts.authentication.RememberedBearerTokenAuthentication"]
 STREAM_HEARTBEAT_SECONDS = env.float("STREAM_HEARTBEAT_SECONDS", default=15.0)
 # Account events (the account stream) are kept at least this long.
 ACCOUNT_EVENTS_KEEP_HOURS = env.int("ACCOUNT_EVENTS_KEEP_HOURS", default=24)

@@ -262,6 +262,31 @@ def test_streams_close_when_the_token_is_revoked_or_the_user_banned(live_asgi):
     assert fresh.ended.wait(5) and other.ended.wait(5)
 
 
+def test_renewed_long_polls_refuse_a_revoked_token_and_a_banned_user_at_once(live_asgi):
+    """A renewal is answered from the token check the process remembers (no query), yet a
+    revocation or a ban counts from the moment it answered, in every web process."""
+    players = seated_players(2)
+    match_id = create_and_fill(players, ruleset="classic")
+    seq = Match.objects.get(pk=match_id).event_seq
+    url = f"{live_asgi.url}/api/v1/matches/{match_id}/events/?after={seq}&wait=0"
+    user, banned = players[0][0], players[1][0]
+    token, other_token, banned_token = _token(user), _token(user), _token(banned)
+    with httpx.Client() as client:
+        for _ in range(3):  # checked once, then remembered
+            for each in (token, other_token, banned_token):
+                assert client.get(url, headers=_auth(each)).status_code == 200
+        revoked = client.delete(f"{live_asgi.url}/api/v1/auth/token/", headers=_auth(token))
+        assert revoked.is_success
+        refused = client.get(url, headers=_auth(token))
+        assert refused.status_code == 401, refused.content
+        assert client.get(url, headers=_auth(other_token)).status_code == 200
+        from games.services import player_banned
+
+        player_banned(user_id=banned.pk)
+        refused = client.get(url, headers=_auth(banned_token))
+        assert refused.status_code == 401, refused.content
+
+
 def test_too_many_open_streams_get_a_429_problem(live_asgi):
     user = PlayerFactory()
     token = _token(user)

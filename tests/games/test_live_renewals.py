@@ -1,0 +1,41 @@
+"""A long poll's renewal costs no query for what the process already knows (the caller's
+token, that the match is public), and still refuses a revoked token."""
+
+import pytest
+
+from accounts.services import token_create, token_revoke
+from games.models import Match
+from tests.games.helpers import MATCHES, create_and_fill, seated_players
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_renewal_reads_only_the_events_and_a_revoked_token_is_refused(
+    client, django_assert_num_queries
+):
+    players = seated_players(2)
+    match_id = create_and_fill(players, ruleset="classic")
+    seq = Match.objects.get(pk=match_id).event_seq
+    token, raw = token_create(user=players[0][0])
+    url = f"{MATCHES}{match_id}/events/?after={seq}&wait=0"
+    headers = {"Authorization": f"Bearer {raw}"}
+    assert client.get(url, headers=headers).status_code == 200  # token and match checked
+    with django_assert_num_queries(1):  # the events: nobody else follows the match here
+        renewed = client.get(url, headers=headers)
+    assert renewed.status_code == 200
+    assert renewed.json() == {"events": [], "last_seq": seq}
+    token_revoke(token=token)
+    refused = client.get(url, headers=headers)
+    assert refused.status_code == 401
+    assert refused.json()["code"] == "authentication_failed"
+
+
+def test_a_private_match_is_checked_on_every_renewal():
+    (_, creator), (_, outsider) = seated_players(2)
+    body = {"ruleset": "classic", "max_players": 2, "turn_seconds": 60, "private": True}
+    created = creator.post(MATCHES, body, format="json")
+    assert created.status_code == 201, created.content
+    url = f"{MATCHES}{created.json()['id']}/events/?after=0&wait=0"
+    for _ in range(2):
+        assert creator.get(url).status_code == 200
+        assert outsider.get(url).status_code == 404
