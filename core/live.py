@@ -11,7 +11,9 @@ same classes and error shapes as every other endpoint; a DRF view class named wi
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
+import time
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from functools import wraps
@@ -54,7 +56,12 @@ async def db(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
             if not connection.in_atomic_block:
                 connection.close()
 
-    return await sync_to_async(call, thread_sensitive=not _on_server_loop())()
+    if not _on_server_loop():
+        return await sync_to_async(call)()
+    # Straight to the loop's worker threads with the request's context: asgiref's
+    # sync_to_async adds a wrapper and futures of its own to each trip.
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(None, contextvars.copy_context().run, call)
 
 
 def problem_from(exc: Exception) -> HttpResponse:
@@ -112,7 +119,9 @@ def live_view(schema: type[APIView], prepare: Callable[..., Any] | None = None) 
     problem+json. `prepare(request, **kwargs)` (sync: parsing the query, checking what
     the caller may see) runs in the same worker thread as authentication, one trip there
     and one pooled connection a request; `prepared` is what it returns (None without
-    it). `schema` (a DRF view whose methods carry `extend_schema`) documents it."""
+    it). `schema` (a DRF view whose methods carry `extend_schema`) documents it.
+    `request.arrived_at` (`time.monotonic()`) is when the request reached the view,
+    before the worker thread: a wait counts from then, not from after a queue for it."""
 
     def authenticate_and_prepare(request: HttpRequest, kwargs: dict) -> tuple[Request, Any]:
         drf_request = _authenticate(request)
@@ -128,6 +137,7 @@ def live_view(schema: type[APIView], prepare: Callable[..., Any] | None = None) 
                     f'Method "{request.method}" not allowed.',
                     headers={"Allow": "GET"},
                 )
+            request.arrived_at = time.monotonic()
             try:
                 drf_request, prepared = await db(authenticate_and_prepare, request, kwargs)
                 return await handler(drf_request, prepared, **kwargs)

@@ -207,7 +207,7 @@ class MatchEventsSchema(APIView):
 @live_view(MatchEventsSchema, prepare=_events_query)
 async def match_events(request: Request, query: dict[str, Any], match_id: int) -> HttpResponse:
     after, wait = query["after"], query["wait"]
-    deadline = time.monotonic() + wait
+    deadline = request.arrived_at + wait
     hub = notifications.hub()
     async with hub.subscribe((CHANNEL, match_id)) as sub:
         with _Following(match_id) as log:
