@@ -19,7 +19,8 @@ polls (`events/?after=<last>&wait=25`, polled again as each returns) and half ev
 streams (`stream/?after=<last>`). While they all wait, GET /me is timed sequentially for
 `--hold` seconds. Reported: GET /me p50/p99, waits that failed (an error, a dropped
 stream, a refused connection) or came late (a long poll held over wait + 5 s), and the
-web server's memory (RSS of its processes). Then the commit-to-client latency: 1,000
+web server's memory (RSS of its processes). Then, 10 s later (the server closing the
+last N's connections is not what is measured), the commit-to-client latency: 1,000
 streams on one match, 20 moves, each event's `created_at` (server clock, this machine)
 against the moment each client read it: p50/p99.
 
@@ -62,6 +63,7 @@ from bench.api_load import local_server, percentile  # noqa: E402
 PASSWORD = "bench-password-not-secret-1234"
 RUN = uuid.uuid4().hex[:6]  # account names are new on every run against one server
 POLL_WAIT = 25
+SETTLE_SECONDS = 10  # after the waiters close, before delivery is measured
 # Waiting clients per account: registering one takes a second (password hashing).
 CLIENTS_PER_ACCOUNT = 50
 RAMP_STEP = 10  # clients opened at once while ramping up
@@ -397,6 +399,10 @@ async def run(base_url: str, args: argparse.Namespace, timer: ProcessPoolExecuto
         for why in tally.failures:
             print(f"  e.g. {why}")
     if args.latency_subscribers:
+        if args.clients:
+            # The server is still closing the last N's connections for a few seconds:
+            # delivery is measured on a settled server, not during that.
+            await asyncio.sleep(SETTLE_SECONDS)
         latencies = await event_latency(base_url, args.latency_subscribers, args.moves, tokens)
         if latencies:
             print(
