@@ -126,7 +126,13 @@ def tokens_revoked(key_hashes: list[str]) -> None:
 
     if key_hashes:
         flag()
-        transaction.on_commit(flag)
+        # robust: a Redis error here must not skip the callbacks after it (streams closing).
+        transaction.on_commit(flag, robust=True)
+
+
+def token_deleted(sender: type[ApiToken], instance: ApiToken, **kwargs: object) -> None:
+    """`post_delete` of a token: flagged as a revoked one is."""
+    tokens_revoked([instance.key_hash])
 
 
 def _touch(token: ApiToken) -> None:

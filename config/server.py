@@ -171,8 +171,11 @@ class _Unformatted(logging.Handler):
         self.plain = logging.Formatter("%(message)s")
 
     def handle(self, record: logging.LogRecord) -> bool:
-        line = self.plain.format(record)
-        with self.writer.lock:
-            self.writer.stream.write(line + self.writer.terminator)
-            self.writer.flush()
+        try:
+            line = self.plain.format(record)
+            with self.writer.lock:
+                self.writer.stream.write(line + self.writer.terminator)
+                self.writer.flush()
+        except Exception:  # as Handler.emit does: a failed write must not end the thread
+            self.writer.handleError(record)
         return True

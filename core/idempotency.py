@@ -76,13 +76,19 @@ def _take_owner_lock_and_claim(request: Request, key: str, fingerprint: str) -> 
     """(whether this request now holds the key's owner lock, whether it also claimed the
     key), in one round trip. Taking the lock never waits: a request that cannot take it
     is a duplicate of one still running. The claim is tried only with the lock held."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT locked, CASE WHEN locked THEN games_claim_idempotency_key(%s, %s, %s) END"
-            " FROM (SELECT pg_try_advisory_lock(%s, hashtext(%s)) AS locked) owner",
-            [request.user.pk, key, fingerprint, OWNER_LOCK_SPACE, f"{request.user.pk}:{key}"],
-        )
-        locked, claimed = cursor.fetchone()
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT locked, CASE WHEN locked THEN games_claim_idempotency_key(%s, %s, %s)"
+                " END FROM (SELECT pg_try_advisory_lock(%s, hashtext(%s)) AS locked) owner",
+                [request.user.pk, key, fingerprint, OWNER_LOCK_SPACE, f"{request.user.pk}:{key}"],
+            )
+            locked, claimed = cursor.fetchone()
+    except DatabaseError:
+        # A session lock outlives the failed statement that took it: the connection must
+        # not go back to the pool holding it.
+        _release_owner_lock(request, key)
+        raise
     return locked, claimed is not None
 
 

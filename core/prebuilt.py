@@ -14,6 +14,7 @@ from typing import Any
 
 from django.db import connection
 from django.db.models import Field, Model
+from django.db.transaction import TransactionManagementError
 
 
 def table(model: type[Model]) -> str:
@@ -65,6 +66,7 @@ class PrebuiltSelect:
         self.rest = rest
         self.related = related
         self.annotations = annotations or {}
+        self.locks = "FOR UPDATE" in rest.upper()
         self._built: tuple[str, _Columns, _Columns | None] | None = None
         self._key_attname = model._meta.get_field(related).attname if related else None
 
@@ -93,6 +95,9 @@ class PrebuiltSelect:
         return [self._instance(row) for row in self._rows(params, many=True)]
 
     def _rows(self, params: Sequence[Any], *, many: bool) -> list[tuple]:
+        if self.locks and not connection.in_atomic_block:
+            # As select_for_update(): a lock taken in autocommit is gone at once.
+            raise TransactionManagementError("FOR UPDATE cannot be used outside of a transaction.")
         if self._built is None:
             self._built = self._build()
         with connection.cursor() as cursor:

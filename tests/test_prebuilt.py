@@ -2,6 +2,7 @@
 
 import pytest
 from django.db import connection
+from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
 
 from accounts.authentication import TOKEN_WITH_USER
@@ -10,6 +11,7 @@ from accounts.services import token_create
 from core.prebuilt import PrebuiltSelect
 from games.models import Match, Seat
 from games.selectors import match_get, seats_with_players
+from games.services.locks import match_lock
 from games.services.table import seats_for_play
 from ledger.models import Account, AccountKind
 from tests.factories import PlayerFactory
@@ -68,3 +70,10 @@ def test_a_nullable_key_joins_left_and_gives_none():
     house, _ = Account.objects.get_or_create(kind=AccountKind.HOUSE)
     loaded = with_user.one([house.pk])
     assert loaded.user is None and loaded.pk == house.pk
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_lock_outside_a_transaction_is_refused_as_select_for_update_is():
+    match_id = create_and_fill(seated_players(2), ruleset="classic")
+    with pytest.raises(TransactionManagementError):
+        match_lock(match_id)

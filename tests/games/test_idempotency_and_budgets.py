@@ -181,3 +181,24 @@ def _challenge_budget(n_players: int) -> int:
 
 def test_a_round_ending_challenge_costs_the_same_queries_at_any_table_size():
     assert _challenge_budget(2) == _challenge_budget(6) == CHALLENGE_QUERIES
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_failed_claim_leaves_no_owner_lock_on_the_connection():
+    """The owner lock is a session lock: taken by a statement that then fails (here the
+    claim, for a user gone meanwhile), it must not stay on a pooled connection, where it
+    would answer every retry of the key with 409."""
+    from types import SimpleNamespace
+
+    from django.db import DatabaseError
+
+    from core.idempotency import _take_owner_lock_and_claim
+
+    request = SimpleNamespace(user=SimpleNamespace(pk=987654321))
+    with pytest.raises(DatabaseError):
+        _take_owner_lock_and_claim(request, "a-key", "f" * 64)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()"
+        )
+        assert cursor.fetchone()[0] == 0

@@ -3,8 +3,10 @@ token, that the match is public), and still refuses a revoked token."""
 
 import pytest
 
+from accounts.models import ApiToken
 from accounts.services import token_create, token_revoke
 from games.models import Match
+from tests.factories import UserFactory
 from tests.games.helpers import MATCHES, create_and_fill, seated_players
 
 pytestmark = pytest.mark.django_db
@@ -39,3 +41,23 @@ def test_a_private_match_is_checked_on_every_renewal():
     for _ in range(2):
         assert creator.get(url).status_code == 200
         assert outsider.get(url).status_code == 404
+
+
+@pytest.mark.parametrize("deleted", ["the token", "its user"])
+def test_a_deleted_token_is_refused_by_a_renewal(client, deleted):
+    """Deleted outside the services (the admin's delete, a user's cascade), a token is
+    refused by a renewal at once, as by every other endpoint."""
+    players = seated_players(2)
+    match_id = create_and_fill(players, ruleset="classic")
+    seq = Match.objects.get(pk=match_id).event_seq
+    user = UserFactory()  # no wallet: a user the ledger protects cannot be deleted
+    token, raw = token_create(user=user)
+    url = f"{MATCHES}{match_id}/events/?after={seq}&wait=0"
+    headers = {"Authorization": f"Bearer {raw}"}
+    assert client.get(url, headers=headers).status_code == 200  # now remembered
+    if deleted == "the token":
+        ApiToken.objects.filter(pk=token.pk).delete()
+    else:
+        user.delete()  # its tokens go with it (CASCADE)
+    assert client.get("/api/v1/me/", headers=headers).status_code == 401
+    assert client.get(url, headers=headers).status_code == 401
