@@ -47,7 +47,8 @@ class _Columns:
 
 class PrebuiltSelect:
     """`SELECT <model's columns> FROM <model's table> AS m [JOIN <related>] <rest>`, run
-    with `one(params)`: the model instance of the first row, or None.
+    with `one(params)` (the model instance of the first row, or None) or `all(params)`
+    (one for each row).
 
     `related` names a foreign key whose row comes with it (as `select_related` would),
     joined as `r` (LEFT JOIN when the key may be NULL); `annotations` are SQL
