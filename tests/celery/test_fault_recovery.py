@@ -97,6 +97,13 @@ def _assert_played_cleanly(ids: list[int]) -> None:
     call_command("ledger_check")
 
 
+def _wait_all_finished(ids: list[int], *, timeout: float) -> None:
+    wait_until(
+        lambda: not Match.objects.filter(pk__in=ids).exclude(status="finished").exists(),
+        timeout=timeout,
+    )
+
+
 def _print(capsys, stack: Supervised, figures: dict[str, float]) -> None:
     with capsys.disabled():
         print("\n".join(line for line in stack.lines if "supervise" in line or "rror" in line))
@@ -143,10 +150,7 @@ def test_bot_play_survives_redis_and_worker_kills(tmp_path, capsys):
         figures["worker: bots move again"] = time.monotonic() - killed
 
         finished = time.monotonic()
-        wait_until(
-            lambda: not Match.objects.filter(pk__in=ids).exclude(status="finished").exists(),
-            timeout=300,
-        )
+        _wait_all_finished(ids, timeout=300)
         figures["all matches finished after the last kill"] = time.monotonic() - finished
     finally:
         stack.stop()
@@ -218,10 +222,7 @@ def test_bot_play_survives_a_postgres_kill(own_postgres, tmp_path, capsys):
         figures["postgres: API answers again"] = time.monotonic() - restarted
         wait_until(lambda: _progress(ids) > before, timeout=60, interval=0.1)
         figures["postgres: bots move again"] = time.monotonic() - restarted
-        wait_until(
-            lambda: not Match.objects.filter(pk__in=ids).exclude(status="finished").exists(),
-            timeout=120,
-        )
+        _wait_all_finished(ids, timeout=120)
         figures["postgres: all matches finished"] = time.monotonic() - restarted
     finally:
         stack.stop()

@@ -279,6 +279,14 @@ def assert_no_script_errors(driver) -> None:
     assert not [e for e in severe if "Failed to load resource" not in e["message"]], severe
 
 
+def assert_pages_were_clean(*drivers) -> None:
+    """Loaded once (no reload), only the API used, no script error."""
+    for driver in drivers:
+        assert driver.execute_script("return window.__loadedOnce === true")
+        assert_only_the_api_was_used(driver)
+        assert_no_script_errors(driver)
+
+
 # --- the tests -------------------------------------------------------------------------
 
 
@@ -317,9 +325,7 @@ def test_a_person_plays_bots_to_the_end_with_dice_verified(
 
     assert_rounds_verified(driver, match_id)
     save_screenshot(driver, f"{ruleset}-replay")
-    assert driver.execute_script("return window.__loadedOnce === true")
-    assert_only_the_api_was_used(driver)
-    assert_no_script_errors(driver)
+    assert_pages_were_clean(driver)
     call_command("ledger_check")
 
 
@@ -390,9 +396,7 @@ def test_two_people_play_each_other_turn_by_turn_without_reloading(live_asgi, op
         time.sleep(0.2)
     for driver in (ann, bob):
         wait(driver, lambda d: turn_state(d).get("status") == "finished", message="the end")
-        assert driver.execute_script("return window.__loadedOnce === true")
-        assert_only_the_api_was_used(driver)
-        assert_no_script_errors(driver)
+        assert_pages_were_clean(driver)
     save_screenshot(ann, "h2h-finished")
     assert_rounds_verified(bob, match_id)
     call_command("ledger_check")
@@ -455,10 +459,7 @@ def test_a_challenge_is_declined_then_accepted_live_and_both_reach_the_table(
     assert match.ruleset == "classic" and match.turn_seconds == 300
     seats = {s.player.username: s.seat for s in match.seats.select_related("player")}
     assert seats == {"ann": 0, "bob": 1}
-    for driver in (ann, bob):
-        assert driver.execute_script("return window.__loadedOnce === true")
-        assert_only_the_api_was_used(driver)
-        assert_no_script_errors(driver)
+    assert_pages_were_clean(ann, bob)
 
 
 def test_two_people_quick_play_the_same_rules_and_meet_at_one_table(live_asgi, open_browser):
@@ -501,10 +502,7 @@ def test_two_people_quick_play_the_same_rules_and_meet_at_one_table(live_asgi, o
     assert match.ruleset == "perudo" and match.status == Match.Status.ACTIVE
     assert {s.player.username for s in match.seats.select_related("player")} == {"ann", "bob"}
     assert set(Seek.objects.filter(match=match).values_list("status", flat=True)) == {"matched"}
-    for driver in (ann, bob):
-        assert driver.execute_script("return window.__loadedOnce === true")
-        assert_only_the_api_was_used(driver)
-        assert_no_script_errors(driver)
+    assert_pages_were_clean(ann, bob)
 
 
 def test_the_your_turn_mark_in_the_lobby_follows_the_opponents_move(live_asgi, open_browser):
