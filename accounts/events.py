@@ -12,11 +12,11 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import connection
 from django.utils import timezone
 
 from accounts.models import AccountEvent, AccountEventCounter
 from core.notifications import listen_on, notify
+from core.prebuilt import Statement, Writes
 
 CHANNEL = listen_on("account_events")
 # Woken when a user's tokens are revoked or the account is disabled: streams re-check.
@@ -27,27 +27,29 @@ _COUNTERS = AccountEventCounter._meta.db_table
 # notification (sent on commit).
 _APPEND = f"""
     WITH next AS (
-        INSERT INTO {_COUNTERS} (user_id, last_seq) VALUES (%(user)s, 1)
+        INSERT INTO {_COUNTERS} (user_id, last_seq) VALUES (%s, 1)
         ON CONFLICT (user_id) DO UPDATE SET last_seq = {_COUNTERS}.last_seq + 1
         RETURNING user_id, last_seq
     )
     INSERT INTO {AccountEvent._meta.db_table} (user_id, seq, type, data, created_at)
-    SELECT user_id, last_seq, %(type)s, %(data)s, now() FROM next
-    RETURNING pg_notify(%(channel)s, user_id::text)
+    SELECT user_id, last_seq, %s, %s, now() FROM next
+    RETURNING pg_notify(%s, user_id::text)
 """
 
 
-def account_events_push(entries: Iterable[tuple[int, str, dict[str, Any]]]) -> None:
-    """Appends (user_id, type, data) events in the caller's transaction. Each user's
-    counter row stays locked until the commit, so one user's events commit in `seq`
-    order (a stream never skips an id that commits later). Users are taken in ascending
-    id: two transactions never wait on each other in a cycle."""
-    with connection.cursor() as cursor:
-        for user_id, kind, data in sorted(entries, key=lambda e: e[0]):
-            cursor.execute(
-                _APPEND,
-                {"user": user_id, "type": kind, "data": json.dumps(data), "channel": CHANNEL},
-            )
+def account_events_push(
+    entries: Iterable[tuple[int, str, dict[str, Any]]], writes: Writes | None = None
+) -> None:
+    """Appends (user_id, type, data) events in the caller's transaction, at once or, with
+    `writes`, with the caller's other writes. Each user's counter row stays locked until
+    the commit, so one user's events commit in `seq` order (a stream never skips an id
+    that commits later). Users are taken in ascending id: two transactions never wait on
+    each other in a cycle."""
+    queue = Writes() if writes is None else writes
+    for user_id, kind, data in sorted(entries, key=lambda e: e[0]):
+        queue.add(Statement(_APPEND, [user_id, kind, json.dumps(data), CHANNEL]))
+    if writes is None:
+        queue.run()
 
 
 def account_events_after(*, user_id: int, after: int, limit: int = 200) -> list[dict[str, Any]]:

@@ -30,6 +30,7 @@ from core.errors import ConflictError, DomainError
 from core.models import IdempotencyRecord
 from core.parsers import UNSTORABLE_CHARACTERS
 from core.prebuilt import table
+from core.transactions import all_or_nothing
 
 logger = logging.getLogger(__name__)
 
@@ -233,8 +234,8 @@ def idempotent(handler: Callable | None = None, *, secret_fields: Sequence[str] 
         """The handler, as the owner of `key`: its response kept for replays."""
         try:
             # The work and its stored response commit together: a crash can never leave
-            # an action applied with its key unanswered.
-            with transaction.atomic():
+            # an action applied with its key unanswered. An error rolls back both.
+            with all_or_nothing():
                 response = handler(view, request, *args, **kwargs)
                 if response.status_code < 500:
                     _store(request, key, response, secret_fields)

@@ -1,18 +1,21 @@
-"""core.prebuilt: hand-written reads give the same instances the ORM gives."""
+"""core.prebuilt: hand-written reads give the same instances the ORM gives; hand-written
+writes store the same rows the ORM stores, together in one round trip."""
+
+from datetime import timedelta
 
 import pytest
-from django.db import connection
+from django.db import IntegrityError, connection, transaction
 from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
 
 from accounts.authentication import TOKEN_WITH_USER
 from accounts.models import ApiToken
 from accounts.services import token_create
-from core.prebuilt import PrebuiltSelect
-from games.models import Match, Seat
+from core.prebuilt import PrebuiltInsert, PrebuiltSelect, PrebuiltUpdate, Writes
+from games.models import Match, MatchEvent, Seat
 from games.selectors import match_get, seats_with_players
 from games.services.locks import match_lock
-from games.services.table import seats_for_play
+from games.services.table import PLAY_FIELDS, seats_for_play
 from ledger.models import Account, AccountKind
 from tests.factories import PlayerFactory
 from tests.games.helpers import create_and_fill, seated_players
@@ -77,3 +80,50 @@ def test_a_lock_outside_a_transaction_is_refused_as_select_for_update_is():
     match_id = create_and_fill(seated_players(2), ruleset="classic")
     with pytest.raises(TransactionManagementError):
         match_lock(match_id)
+
+
+def test_inserts_and_an_update_run_together_and_store_what_the_orm_stores():
+    players = seated_players(2)
+    match = Match.objects.get(pk=create_and_fill(players, ruleset="milton_bradley"))
+    last = match.events.order_by("-seq").first().seq
+    quoted = {"type": "note", "text": "100% 'quoted' \\ %s; DROP", "n": [1, None]}
+    rows = [
+        MatchEvent(match=match, seq=last + 1, type="note", data=quoted),
+        MatchEvent(match=match, seq=last + 2, type="note", data={"nested": {"a": 1}}),
+    ]
+    match.state = {**match.state, "extra": "50% ; done"}
+    match.turn_deadline = match.started_at + timedelta(seconds=90)
+    match.version += 1
+    writes = Writes()
+    writes.add(PrebuiltInsert(MatchEvent).statement(rows))
+    writes.add(PrebuiltUpdate(Match, PLAY_FIELDS).statement(match))
+    with transaction.atomic(), CaptureQueriesContext(connection) as queries:
+        writes.run()
+    assert len(queries) == 1
+    assert writes.statements == []
+    stored = list(MatchEvent.objects.filter(match=match, seq__gt=last).order_by("seq"))
+    assert [(e.seq, e.type, e.data) for e in stored] == [
+        (last + 1, "note", quoted),
+        (last + 2, "note", {"nested": {"a": 1}}),
+    ]
+    assert stored[0].created_at == rows[0].created_at
+    assert fields_of(Match.objects.get(pk=match.pk)) == fields_of(match)
+
+
+def test_a_failing_statement_fails_the_run_and_its_transaction():
+    players = seated_players(2)
+    match = Match.objects.get(pk=create_and_fill(players, ruleset="milton_bradley"))
+    version = match.version
+    last = match.events.order_by("-seq").first().seq
+    match.version += 1
+    writes = Writes()
+    writes.add(PrebuiltUpdate(Match, ["version"]).statement(match))
+    # The log's gapless constraint refuses a second event with the same number.
+    writes.add(
+        PrebuiltInsert(MatchEvent).statement(
+            [MatchEvent(match=match, seq=last, type="note", data={})]
+        )
+    )
+    with pytest.raises(IntegrityError), transaction.atomic():
+        writes.run()
+    assert Match.objects.get(pk=match.pk).version == version

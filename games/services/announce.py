@@ -1,10 +1,12 @@
 """Account events about matches (`accounts.events`): `match_started`, `your_turn`,
 `match_finished`, appended in the match's transaction so they commit with the change
-they announce. Server bots get none (the server plays them)."""
+they announce (with `writes`, together with the change's other writes). Server bots get
+none (the server plays them)."""
 
 from typing import Any
 
 from accounts.events import account_events_push
+from core.prebuilt import Writes
 from games.models import Match, Seat
 
 
@@ -12,14 +14,15 @@ def _people(seats: list[Seat]) -> list[Seat]:
     return [s for s in seats if not s.player.bot_strategy]
 
 
-def match_started(match: Match, seats: list[Seat]) -> None:
-    account_events_push(
+def match_started(match: Match, seats: list[Seat], writes: Writes | None = None) -> None:
+    entries = [
         (s.player_id, "match_started", {"match_id": match.pk, "seat": s.seat})
         for s in _people(seats)
-    )
+    ]
+    account_events_push(entries, writes)
 
 
-def your_turn(match: Match, seat: Seat) -> None:
+def your_turn(match: Match, seat: Seat, writes: Writes | None = None) -> None:
     if seat.player.bot_strategy:
         return
     data: dict[str, Any] = {
@@ -28,11 +31,11 @@ def your_turn(match: Match, seat: Seat) -> None:
         "version": match.version,
         "turn_deadline": match.turn_deadline.isoformat() if match.turn_deadline else None,
     }
-    account_events_push([(seat.player_id, "your_turn", data)])
+    account_events_push([(seat.player_id, "your_turn", data)], writes)
 
 
-def match_finished(match: Match, seats: list[Seat]) -> None:
-    account_events_push(
+def match_finished(match: Match, seats: list[Seat], writes: Writes | None = None) -> None:
+    entries = [
         (
             s.player_id,
             "match_finished",
@@ -44,4 +47,5 @@ def match_finished(match: Match, seats: list[Seat]) -> None:
             },
         )
         for s in _people(seats)
-    )
+    ]
+    account_events_push(entries, writes)

@@ -14,12 +14,13 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
 from accounts.webhooks import notify_players
+from core import transactions
 from core.fields import timestamp
+from core.prebuilt import PrebuiltInsert, Writes
 from games import engine, fairness, stakes
 from games.errors import MatchNotActive, NotSeated, RulesRejected, StaleVersion
 from games.fairness import commitment, new_salt
@@ -28,7 +29,10 @@ from games.ratings import apply_match_result
 from games.services import announce
 from games.services.locks import users_lock, visible_match_lock
 from games.services.schedule import schedule_bot_turn, schedule_turn_timeout
-from games.services.table import PLAY_FIELDS, MatchChange, append_events, seats_for_play
+from games.services.table import PLAY_UPDATE, MatchChange, append_events, seats_for_play
+
+# A move's entry in the match's action log, written with the move's other writes.
+_LOG_INSERT = PrebuiltInsert(MatchAction)
 
 # Engine codes that describe a conflict with the match's current state.
 _CONFLICT_CODES = {"not_your_turn", "match_over"}
@@ -47,7 +51,7 @@ def action_submit(
     *, match_id: int, user: User, action: dict[str, Any], expected_version: int | None = None
 ) -> MatchChange:
     """A player's action on their turn (`expected_version`, when given, must be current)."""
-    with transaction.atomic():
+    with transactions.atomic():
         match = visible_match_lock(match_id, user)
         seats = seats_for_play(match)
         seat = next((s for s in seats if s.player_id == user.pk), None)
@@ -83,9 +87,9 @@ def apply_action(
     except engine.EngineError as exc:
         raise rules_error(exc) from exc
     # The action log that, with the dice rolled, rebuilds the match (its export).
-    MatchAction.objects.create(match=match, number=new_state.version, action=applied)
+    logged = MatchAction(match=match, number=new_state.version, action=applied)
     match.version += 1
-    return apply_engine_events(match, seats, new_state, events, preface=preface)
+    return apply_engine_events(match, seats, new_state, events, preface=preface, logged=logged)
 
 
 def forfeit_seat(
@@ -102,9 +106,9 @@ def forfeit_seat(
         raise rules_error(exc) from exc
     # The log's spelling of a forfeit, which the engine's replay reads back.
     forfeit = {"type": engine.FORFEIT_LOG_ENTRY, "seat": seat_number}
-    MatchAction.objects.create(match=match, number=new_state.version, action=forfeit)
+    logged = MatchAction(match=match, number=new_state.version, action=forfeit)
     match.version += 1
-    return apply_engine_events(match, seats, new_state, events, preface=preface)
+    return apply_engine_events(match, seats, new_state, events, preface=preface, logged=logged)
 
 
 # --- one handler per engine event ------------------------------------------------------
@@ -202,9 +206,12 @@ def apply_engine_events(
     state: "engine.State",
     events: list[dict],
     preface: list[dict] | None = None,
+    logged: MatchAction | None = None,
 ) -> MatchChange:
     """Hands each engine event to its handler, then saves the state, the turn and its
-    deadline, the public events and fresh dice commitments, and queues the follow-up."""
+    deadline, the public events and fresh dice commitments, and queues the follow-up.
+    Those writes, with the action log's entry `logged` and the account events, go to
+    PostgreSQL together (`Writes`): a move's last round trip before the commit."""
     ctx = _Absorbing(match, seats, state, match.secrets or {}, list(preface or []))
     for event in events:
         _HANDLERS.get(event["type"], _publish)(ctx, event)
@@ -236,12 +243,16 @@ def apply_engine_events(
         match.turn_deadline = None
     elif new_turn:
         match.turn_deadline = turn_deadline(match, ctx.by_number[turn])
-    append_events(match, ctx.public)
-    match.save(update_fields=PLAY_FIELDS)
+    writes = Writes()
+    if logged is not None:
+        writes.add(_LOG_INSERT.statement([logged]))
+    append_events(match, ctx.public, writes)
+    writes.add(PLAY_UPDATE.statement(match))
     if match.status == Match.Status.FINISHED:
-        announce.match_finished(match, seats)
+        announce.match_finished(match, seats, writes)
     elif turn is not None and new_turn:
-        announce.your_turn(match, ctx.by_number[turn])
+        announce.your_turn(match, ctx.by_number[turn], writes)
+    writes.run()
     _after_commit(match, seats, turn, new_turn=new_turn)
     return MatchChange(match=match, seats=seats, state=state)
 

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from accounts.models import User, Webhook
-from core.prebuilt import PrebuiltSelect, table
+from core.prebuilt import PrebuiltInsert, PrebuiltSelect, PrebuiltUpdate, Writes, table
 from games import engine
 from games.models import Match, MatchEvent, Seat
 
@@ -23,6 +23,9 @@ PLAY_FIELDS = [
     "finished_at",
     "opener_seat",
 ]
+
+# Every move writes the match row this way (core.prebuilt), with its other writes.
+PLAY_UPDATE = PrebuiltUpdate(Match, PLAY_FIELDS)
 
 # What a lobby change saves on the match row.
 LOBBY_FIELDS = ["version", "event_seq", "status", "finished_at", "created_by"]
@@ -57,17 +60,23 @@ def seats_for_play(match: Match) -> list[Seat]:
     return _SEATS_FOR_PLAY.all([match.pk])
 
 
-def append_events(match: Match, events: list[dict[str, Any]]) -> None:
+_EVENTS_INSERT = PrebuiltInsert(MatchEvent)
+
+
+def append_events(match: Match, events: list[dict[str, Any]], writes: Writes | None = None) -> None:
     """Appends public events to the match's log (numbered from `match.event_seq`, which
-    the caller saves); the INSERT's trigger wakes the long polls once the transaction
-    commits (games.notify)."""
+    the caller saves), at once or, with `writes`, with the caller's other writes; the
+    INSERT's trigger wakes the long polls once the transaction commits (games.notify)."""
     if not events:
         return
     rows = []
     for event in events:
         match.event_seq += 1
         rows.append(MatchEvent(match=match, seq=match.event_seq, type=event["type"], data=event))
-    MatchEvent.objects.bulk_create(rows)
+    queue = Writes() if writes is None else writes
+    queue.add(_EVENTS_INSERT.statement(rows))
+    if writes is None:
+        queue.run()
 
 
 def player_ref(user: User) -> dict[str, Any]:

@@ -20,13 +20,14 @@ pytestmark = pytest.mark.django_db
 # grow with the number of seats or rounds.
 GET_QUERIES = 4  # GET a match
 EVENTS_QUERIES = 3  # GET its events
-# POST a bid (its INSERT into the action log; the next player's `your_turn`). The events'
-# INSERT wakes the followers by itself (a trigger), with no `SELECT pg_notify` of its own.
-BID_QUERIES = 10
+# POST a bid: its token, the match locked, the seats, then the action log's entry, the
+# events, the match row and the next player's `your_turn` in one round trip
+# (core.prebuilt.Writes). The events' INSERT wakes the followers by itself (a trigger).
+BID_QUERIES = 7
 # POST a challenge that ends a round: the round pot to its winner, the round record, then
-# the next round's two antes from every live seat, the action log's INSERT, and the
-# opener's `your_turn` account event.
-CHALLENGE_QUERIES = 19
+# the next round's two antes from every live seat; the action log's entry, the events, the
+# match row and the opener's `your_turn` account event together.
+CHALLENGE_QUERIES = 16
 
 
 @pytest.fixture(autouse=True)
