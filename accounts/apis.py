@@ -9,6 +9,7 @@ from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 from accounts import selectors, services
+from accounts.authentication import WalletBearerTokenAuthentication
 from accounts.models import Webhook
 from accounts.serializers import (
     MeOutput,
@@ -110,6 +111,8 @@ class TokenApi(APIView):
 
 
 class MeApi(APIView):
+    authentication_classes = [WalletBearerTokenAuthentication]
+
     @extend_schema(
         responses={200: MeOutput},
         tags=["accounts"],
@@ -117,7 +120,7 @@ class MeApi(APIView):
         description="Your profile, stats and wallet balance (`chips`).",
     )
     def get(self, request: Request) -> Response:
-        return Response(me_payload(request.user, chips=wallet_balance(user=request.user)))
+        return Response(me_payload(request.user, chips=request.auth.wallet_balance))
 
     @extend_schema(
         request=MeUpdateInput,

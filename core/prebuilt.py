@@ -95,25 +95,29 @@ class PrebuiltSelect:
 
     def one(self, params: Sequence[Any]) -> Model | None:
         rows = self._rows(params, many=False)
-        return self._instance(rows[0]) if rows else None
+        return self.instance(rows[0]) if rows else None
 
     def all(self, params: Sequence[Any]) -> list[Model]:
-        return [self._instance(row) for row in self._rows(params, many=True)]
+        return [self.instance(row) for row in self._rows(params, many=True)]
 
-    def _rows(self, params: Sequence[Any], *, many: bool) -> list[tuple]:
+    def sql(self) -> str:
         if self.locks and not connection.in_atomic_block:
             # As select_for_update(): a lock taken in autocommit is gone at once.
             raise TransactionManagementError("FOR UPDATE cannot be used outside of a transaction.")
         if self._built is None:
             self._built = self._build()
+        return self._built[0]
+
+    def _rows(self, params: Sequence[Any], *, many: bool) -> list[tuple]:
+        sql = self.sql()
         with connection.cursor() as cursor:
-            cursor.execute(self._built[0], params)
+            cursor.execute(sql, params)
             if many:
                 return cursor.fetchall()
             row = cursor.fetchone()
             return [row] if row is not None else []
 
-    def _instance(self, row: tuple) -> Model:
+    def instance(self, row: tuple) -> Model:
         _, main, joined = self._built
         end = len(main.attnames)
         instance = main.instance(row[:end])
@@ -126,6 +130,28 @@ class PrebuiltSelect:
         for name, value in zip(self.annotations, row[end:], strict=True):
             setattr(instance, name, value)
         return instance
+
+
+def select_together(*reads: tuple[PrebuiltSelect, Sequence[Any]]) -> list[list[Model]]:
+    """Runs each (select, params) in one round trip, in order (as `Writes` sends its
+    statements); returns each one's instances."""
+    sqls = [select.sql() for select, _ in reads]
+    if _server_side_binding():
+        return [select.all(params) for select, params in reads]
+    results = []
+    with connection.cursor() as cursor:
+        cursor.execute(";\n".join(sqls), [param for _, params in reads for param in params])
+        for index, (select, _) in enumerate(reads):
+            if index:
+                cursor.nextset()
+            results.append([select.instance(row) for row in cursor.fetchall()])
+    return results
+
+
+def _server_side_binding() -> bool:
+    """Whether the cursors bind parameters on the server, which allows one statement per
+    `execute` only (Django's PostgreSQL backend binds on the client by default)."""
+    return bool(connection.settings_dict["OPTIONS"].get("server_side_binding"))
 
 
 class Statement(NamedTuple):
@@ -183,10 +209,9 @@ class PrebuiltUpdate:
 
 
 class Writes:
-    """Statements queued to run together, in order, in one round trip (`run`). Django's
-    PostgreSQL cursors bind parameters on the client, which lets one `execute` carry
-    several statements; with server-side binding (which does not) they run one by one.
-    In a transaction, a failing statement fails `run` and the transaction with it."""
+    """Statements queued to run together, in order, in one round trip (`run`): one
+    `execute` carries them all (`_server_side_binding` says when it cannot). In a
+    transaction, a failing statement fails `run` and the transaction with it."""
 
     def __init__(self) -> None:
         self.statements: list[Statement] = []
@@ -199,7 +224,7 @@ class Writes:
         if not statements:
             return
         with connection.cursor() as cursor:
-            if connection.settings_dict["OPTIONS"].get("server_side_binding"):
+            if _server_side_binding():
                 for sql, params in statements:
                     cursor.execute(sql, params)
                 return

@@ -126,7 +126,8 @@ class MatchDetailApi(MatchApiBase):
         "are found only by the players seated at them.",
     )
     def get(self, request: Request, match_id: int) -> Response:
-        return self.match_response(selectors.match_get(match_id=match_id, user=request.user))
+        match, seats = selectors.match_with_seats(match_id=match_id, user=request.user)
+        return Response(selectors.match_view(match=match, user=request.user, seats=seats))
 
 
 class MatchJoinApi(MatchApiBase):

@@ -8,7 +8,7 @@ from django.db.models.functions import Coalesce
 
 from accounts.models import User
 from core.fields import timestamp
-from core.prebuilt import PrebuiltSelect
+from core.prebuilt import PrebuiltSelect, select_together
 from games import engine
 from games.errors import MatchNotFound
 from games.models import ChatMessage, Match, MatchEvent, RoundRecord, Seat
@@ -33,6 +33,20 @@ def match_get(*, match_id: int, user: User) -> Match:
     if match.private and not match.seats.filter(player_id=user.pk).exists():
         raise MatchNotFound(f"No match {match_id}.")
     return match
+
+
+def match_with_seats(*, match_id: int, user: User) -> tuple[Match, list[Seat]]:
+    """`match_get` and its seats with their players, read in one round trip."""
+    matches, seats = select_together((_MATCH, [match_id]), (_SEATS, [match_id]))
+    if not matches or not match_visible(matches[0], seats, user):
+        raise MatchNotFound(f"No match {match_id}.")
+    return matches[0], seats
+
+
+def match_visible(match: Match, seats: list[Seat], user: User) -> bool:
+    """Whether `user` may see `match`, whose `seats` are loaded: any public match, a
+    private one only when seated."""
+    return not match.private or any(s.player_id == user.pk for s in seats)
 
 
 def match_list(*, user: User, status: str | None = None, mine: bool = False) -> QuerySet[Match]:

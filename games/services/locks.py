@@ -26,12 +26,12 @@ from games.errors import MatchNotFound
 from games.models import Match
 
 # Every move takes it: its SQL is built once (core.prebuilt).
-_MATCH_FOR_UPDATE = PrebuiltSelect(Match, "WHERE m.id = %s FOR UPDATE OF m", related="created_by")
+MATCH_FOR_UPDATE = PrebuiltSelect(Match, "WHERE m.id = %s FOR UPDATE OF m", related="created_by")
 
 
 def match_lock(match_id: int) -> Match:
     """Locks a match row (with its creator, not locked) or raises `MatchNotFound`."""
-    match = _MATCH_FOR_UPDATE.one([match_id])
+    match = MATCH_FOR_UPDATE.one([match_id])
     if match is None:
         raise MatchNotFound(f"No match {match_id}.")
     return match

@@ -27,9 +27,9 @@ from games.fairness import commitment, new_salt
 from games.models import Match, MatchAction, RoundRecord, Seat
 from games.ratings import apply_match_result
 from games.services import announce
-from games.services.locks import users_lock, visible_match_lock
+from games.services.locks import users_lock
 from games.services.schedule import schedule_bot_turn, schedule_turn_timeout
-from games.services.table import PLAY_UPDATE, MatchChange, append_events, seats_for_play
+from games.services.table import PLAY_UPDATE, MatchChange, append_events, match_for_play
 
 # A move's entry in the match's action log, written with the move's other writes.
 _LOG_INSERT = PrebuiltInsert(MatchAction)
@@ -52,8 +52,7 @@ def action_submit(
 ) -> MatchChange:
     """A player's action on their turn (`expected_version`, when given, must be current)."""
     with transactions.atomic():
-        match = visible_match_lock(match_id, user)
-        seats = seats_for_play(match)
+        match, seats = match_for_play(match_id, user)
         seat = next((s for s in seats if s.player_id == user.pk), None)
         if seat is None:
             raise NotSeated("You have no seat in this match.")

@@ -6,9 +6,8 @@ from django.db import transaction
 from accounts.models import User
 from games.errors import MatchNotActive, NotSeated
 from games.models import Match, Seat
-from games.services.locks import visible_match_lock
 from games.services.play import forfeit_seat
-from games.services.table import MatchChange, seats_for_play
+from games.services.table import MatchChange, match_for_play
 
 
 class AlreadyOut(MatchNotActive):
@@ -20,8 +19,7 @@ def match_resign(*, match_id: int, user: User) -> MatchChange:
     """`user` gives up their seat in a running match, on their turn or not. The round in
     play is voided (antes back), the seat is out (`left`); the match goes on among the
     others or, with one left (poker dice: at once, the resigner losing), ends."""
-    match = visible_match_lock(match_id, user)
-    seats = seats_for_play(match)
+    match, seats = match_for_play(match_id, user)
     seat = next((s for s in seats if s.player_id == user.pk), None)
     if seat is None:
         raise NotSeated("You have no seat in this match.")

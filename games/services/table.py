@@ -5,9 +5,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from accounts.models import User, Webhook
-from core.prebuilt import PrebuiltInsert, PrebuiltSelect, PrebuiltUpdate, Writes, table
+from core.prebuilt import (
+    PrebuiltInsert,
+    PrebuiltSelect,
+    PrebuiltUpdate,
+    Writes,
+    select_together,
+    table,
+)
 from games import engine
+from games.errors import MatchNotFound
 from games.models import Match, MatchEvent, Seat
+from games.selectors import match_visible
+from games.services.locks import MATCH_FOR_UPDATE
 
 # What play changes on the match row (the rest is fixed at creation).
 PLAY_FIELDS = [
@@ -58,6 +68,15 @@ def seats_for_play(match: Match) -> list[Seat]:
     """The match's seats in order, with players and `has_webhook` (which saves a query
     per action when nobody at the table has a webhook)."""
     return _SEATS_FOR_PLAY.all([match.pk])
+
+
+def match_for_play(match_id: int, user: User) -> tuple[Match, list[Seat]]:
+    """`visible_match_lock` and `seats_for_play` in one round trip: the seats are read
+    once the match's lock is held, as they would be one after the other."""
+    matches, seats = select_together((MATCH_FOR_UPDATE, [match_id]), (_SEATS_FOR_PLAY, [match_id]))
+    if not matches or not match_visible(matches[0], seats, user):
+        raise MatchNotFound(f"No match {match_id}.")
+    return matches[0], seats
 
 
 _EVENTS_INSERT = PrebuiltInsert(MatchEvent)

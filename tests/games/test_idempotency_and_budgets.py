@@ -18,16 +18,17 @@ pytestmark = pytest.mark.django_db
 
 # Queries per request, pinned: a change here is a deliberate decision. None of them may
 # grow with the number of seats or rounds.
-GET_QUERIES = 4  # GET a match
+GET_QUERIES = 3  # GET a match: its token, the match and its seats together, the stacks
 EVENTS_QUERIES = 3  # GET its events
-# POST a bid: its token, the match locked, the seats, then the action log's entry, the
-# events, the match row and the next player's `your_turn` in one round trip
-# (core.prebuilt.Writes). The events' INSERT wakes the followers by itself (a trigger).
-BID_QUERIES = 7
+# POST a bid: its token, the match locked with its seats (core.prebuilt.select_together),
+# then the action log's entry, the events, the match row and the next player's
+# `your_turn` in one round trip (core.prebuilt.Writes), the stacks for the answer. The
+# events' INSERT wakes the followers by itself (a trigger).
+BID_QUERIES = 6
 # POST a challenge that ends a round: the round pot to its winner, the round record, then
 # the next round's two antes from every live seat; the action log's entry, the events, the
 # match row and the opener's `your_turn` account event together.
-CHALLENGE_QUERIES = 16
+CHALLENGE_QUERIES = 15
 
 
 @pytest.fixture(autouse=True)
