@@ -6,7 +6,11 @@ from collections.abc import Callable
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.conf import settings
+from django.contrib.auth.middleware import AuthenticationMiddleware
+from django.contrib.messages.middleware import MessageMiddleware
+from django.contrib.sessions.middleware import SessionMiddleware
 from django.http import HttpRequest, HttpResponse
+from django.utils.deprecation import MiddlewareMixin
 from django.utils.functional import SimpleLazyObject, empty
 from whitenoise.middleware import WhiteNoiseMiddleware
 
@@ -218,3 +222,39 @@ class StaticFilesMiddleware(WhiteNoiseMiddleware):
         if static_file is not None:
             return await sync_to_async(self.serve)(static_file, request)
         return await self.get_response(request)
+
+
+def _for_pages_only(middleware: type[MiddlewareMixin]) -> type[MiddlewareMixin]:
+    """`middleware` with its request and response hooks skipped on API paths (and
+    /healthz: `is_api_path`), which authenticate with Bearer tokens only, so use no
+    session, no user from the session and no messages: building them cost every API
+    request a session store and a messages storage with its cookie signer, for nothing.
+    Still a MiddlewareMixin, so config.asgi's LiveHandler runs its hooks on the loop as
+    before. (CSRF keeps Django's own middleware: on an API request it only looks for a
+    cookie, and `check --deploy` looks for it by name.)"""
+    hooks = {}
+    if hasattr(middleware, "process_request"):
+
+        def process_request(self, request: HttpRequest) -> HttpResponse | None:
+            if is_api_path(request.path):
+                return None
+            return middleware.process_request(self, request)
+
+        hooks["process_request"] = process_request
+    if hasattr(middleware, "process_response"):
+
+        def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
+            if is_api_path(request.path):
+                return response
+            return middleware.process_response(self, request, response)
+
+        hooks["process_response"] = process_response
+    name = f"Page{middleware.__name__}"
+    return type(name, (middleware,), {"__module__": __name__, "__qualname__": name, **hooks})
+
+
+# settings.MIDDLEWARE names these in place of Django's own; the admin and the web pages
+# get all of Django's behaviour.
+PageSessionMiddleware = _for_pages_only(SessionMiddleware)
+PageAuthenticationMiddleware = _for_pages_only(AuthenticationMiddleware)
+PageMessageMiddleware = _for_pages_only(MessageMiddleware)

@@ -9,6 +9,7 @@ from rest_framework.views import APIView
 
 from core.fields import timestamp
 from core.idempotency import IDEMPOTENCY_HEADER, IdempotentView, idempotent
+from core.inputs import validated
 from core.pagination import IdCursorPagination, RankCursorPagination, cursor_page
 from core.query import parse_query
 from core.schema import problems
@@ -239,9 +240,7 @@ class MatchActionApi(MatchApiBase):
     )
     @idempotent
     def post(self, request: Request, match_id: int) -> Response:
-        payload = ActionInput(data=request.data)
-        payload.is_valid(raise_exception=True)
-        action = dict(payload.validated_data)
+        action = validated(ActionInput, request.data)
         expected = action.pop("expected_version", None)
         change = services.action_submit(
             match_id=match_id, user=request.user, action=action, expected_version=expected
@@ -297,10 +296,8 @@ class MatchMessagesApi(MatchApiBase):
     )
     @idempotent
     def post(self, request: Request, match_id: int) -> Response:
-        payload = MessageInput(data=request.data)
-        payload.is_valid(raise_exception=True)
         message = services.message_post(
-            match_id=match_id, user=request.user, **payload.validated_data
+            match_id=match_id, user=request.user, **validated(MessageInput, request.data)
         )
         return Response(_message(message), status=status.HTTP_201_CREATED)
 

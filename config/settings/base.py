@@ -48,11 +48,13 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "core.middleware.RequestGuardMiddleware",
     "core.middleware.StaticFilesMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    # Django's sessions, auth and messages do their work for the admin and the web pages;
+    # API paths (Bearer tokens) skip it (core.middleware).
+    "core.middleware.PageSessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "core.middleware.PageAuthenticationMiddleware",
+    "core.middleware.PageMessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 

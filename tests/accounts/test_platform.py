@@ -81,3 +81,28 @@ def test_every_line_logged_while_serving_a_request_carries_its_id():
     lines = [json.loads(line) for line in stream.getvalue().splitlines()]
     assert lines[0]["request_id"] == "trace-me-0042" and lines[0]["level"] == "ERROR"
     assert lines[-1]["message"] == "after the request" and "request_id" not in lines[-1]
+
+
+def test_api_requests_skip_the_browser_middleware_and_the_pages_keep_it(client, caplog):
+    """Sessions, the user from the session and messages are for the admin and the web
+    pages; the request line still names the user an API request authenticated as."""
+    from tests.conftest import client_for
+    from tests.factories import PlayerFactory, UserFactory
+
+    player = PlayerFactory()
+    with caplog.at_level("INFO", logger="liarsdice.request"):
+        api = client_for(player).get("/api/v1/me/")
+    assert api.status_code == 200
+    assert not hasattr(api.wsgi_request, "session")
+    assert not hasattr(api.wsgi_request, "_messages")
+    (line,) = [r for r in caplog.records if r.name == "liarsdice.request"]
+    assert line.user_id == player.pk and line.status == 200
+
+    client.force_login(UserFactory(is_staff=True, is_superuser=True))
+    admin = client.get("/admin/")
+    assert admin.status_code == 200
+    assert admin.wsgi_request.user.is_superuser
+    assert admin.wsgi_request.session.session_key
+    assert hasattr(admin.wsgi_request, "_messages")
+    page = client.get("/")
+    assert page.wsgi_request.session.session_key == admin.wsgi_request.session.session_key

@@ -1,6 +1,7 @@
 """Bad input gets a 4xx problem+json with the right code and changes nothing: not the
 match, not its events, not a single balance."""
 
+import json
 import random
 
 import pytest
@@ -79,6 +80,74 @@ def test_bad_actions_change_nothing(running, body, status, code):
     assert_rejected(
         on_turn.post(f"{MATCHES}{match_id}/actions/", body, format="json"), status, code
     )
+    assert snapshot(match_id) == before
+
+
+@pytest.mark.parametrize(
+    ("body", "errors"),
+    [
+        (
+            {
+                "type": "bid",
+                "quantity": True,
+                "face": 7,
+                "show": None,
+                "hand": ["A", " ", "KKKKKK"],
+            },
+            [
+                ("quantity", "invalid", "A JSON integer is required."),
+                ("face", "max_value", "Ensure this value is less than or equal to 6."),
+                ("show", "null", "This field may not be null."),
+                ("hand.1", "blank", "This field may not be blank."),
+                ("hand.2", "max_length", "Ensure this field has no more than 5 characters."),
+            ],
+        ),
+        (
+            {"type": "Bid", "hold": [0, 1, 2, 3, 4, 4], "unknown": 1},
+            [
+                ("type", "invalid_choice", '"Bid" is not a valid choice.'),
+                ("hold", "max_length", "Ensure this field has no more than 5 elements."),
+            ],
+        ),
+        (
+            {"show": "01", "target_seat": -1},
+            [
+                ("type", "required", "This field is required."),
+                ("show", "not_a_list", 'Expected a list of items but got type "str".'),
+                ("target_seat", "min_value", "Ensure this value is greater than or equal to 0."),
+            ],
+        ),
+        (
+            ["bid"],
+            [
+                (
+                    "non_field_errors",
+                    "invalid",
+                    "Invalid data. Expected a dictionary, but got list.",
+                )
+            ],
+        ),
+        (None, [("non_field_errors", "null", "No data provided")]),
+    ],
+)
+def test_a_malformed_action_is_answered_field_by_field(running, body, errors):
+    """The whole problem body: clients show these messages and match on these codes."""
+    match_id, on_turn, _ = running
+    before = snapshot(match_id)
+    response = on_turn.post(
+        f"{MATCHES}{match_id}/actions/", json.dumps(body), content_type="application/json"
+    )
+    assert_rejected(response, 400, "validation_error")
+    assert response.json() == {
+        "type": "https://liarsdice.example/problems/validation_error",
+        "title": "Invalid input",
+        "status": 400,
+        "detail": "; ".join(f"{field}: {detail}" for field, _, detail in errors),
+        "code": "validation_error",
+        "errors": [
+            {"field": field, "code": code, "detail": detail} for field, code, detail in errors
+        ],
+    }
     assert snapshot(match_id) == before
 
 

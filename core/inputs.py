@@ -1,0 +1,204 @@
+"""Request bodies validated without building their serializer when that changes nothing.
+
+Building a DRF serializer costs more than running it: each instance deep-copies its
+declared fields, which runs every field's `__init__` again (validators, messages, choice
+maps), on every request. `validated` first tries a check compiled once per serializer
+class from that serializer's own fields: it vouches only for a body the serializer
+would accept, and returns what the serializer would. Any other body (a wrong type, a
+value out of range, a missing field, anything the check does not know how to judge)
+goes to the serializer itself, so every refusal is the serializer's own, with its
+messages and codes, and the serializer stays the one description of the input (the
+OpenAPI schema is built from it).
+
+The compiled checks hold only plain values taken from the fields, never a field or a
+serializer, so the threads serving requests share them safely.
+"""
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from django.core.validators import (
+    MaxLengthValidator,
+    MaxValueValidator,
+    MinLengthValidator,
+    MinValueValidator,
+    ProhibitNullCharactersValidator,
+)
+from rest_framework import serializers
+from rest_framework.fields import empty
+from rest_framework.validators import ProhibitSurrogateCharactersValidator
+
+from core.fields import StrictCharField, StrictIntegerField
+from core.parsers import UNSTORABLE_CHARACTERS
+
+# What a field's check returns for a value it does not vouch for.
+_UNSURE = object()
+
+FieldCheck = Callable[[Any], Any]
+BodyCheck = Callable[[Any], dict[str, Any] | None]
+
+# The serializer methods whose base behaviour the compiled check reproduces.
+_SERIALIZER_METHODS = (
+    "is_valid",
+    "run_validation",
+    "validate_empty_values",
+    "to_internal_value",
+    "run_validators",
+    "validate",
+)
+
+# The validators a field's own arguments add (max_value, max_length...), as a test of
+# the value it passes on: what each one refuses, nothing more.
+_LIMITS: dict[type, Callable[[Any], Callable[[Any], bool]]] = {
+    MaxValueValidator: lambda limit: lambda value: value <= limit,
+    MinValueValidator: lambda limit: lambda value: value >= limit,
+    MaxLengthValidator: lambda limit: lambda value: len(value) <= limit,
+    MinLengthValidator: lambda limit: lambda value: len(value) >= limit,
+}
+# CharField's own validators, which a string free of UNSTORABLE_CHARACTERS passes.
+_CHARACTER_VALIDATORS = (ProhibitNullCharactersValidator, ProhibitSurrogateCharactersValidator)
+
+
+def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
+    """`serializer_class(data=data)`'s validated data as a dict; raises its
+    ValidationError when the serializer refuses `data`."""
+    check = fast_check(serializer_class)
+    result = check(data) if check is not None else None
+    if result is not None:
+        return result
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
+
+
+@functools.cache
+def fast_check(serializer_class: type[serializers.Serializer]) -> BodyCheck | None:
+    """A function that returns the validated data of a body the serializer would accept
+    (None for any body it cannot vouch for), or None when the serializer has a part
+    the check cannot reproduce: a `validate` method, a field type not known here, a
+    default... (then every body goes to the serializer)."""
+    checks = _body_field_checks(serializer_class)
+    if checks is None:
+        return None
+
+    def check_body(data: Any) -> dict[str, Any] | None:
+        if type(data) is not dict:
+            return None
+        result = {}
+        for name, required, check in checks:  # the serializer's order
+            if name in data:
+                value = check(data[name])
+                if value is _UNSURE:
+                    return None
+                result[name] = value
+            elif required:
+                return None
+        return result
+
+    return check_body
+
+
+def _body_field_checks(
+    serializer_class: type[serializers.Serializer],
+) -> list[tuple[str, bool, FieldCheck]] | None:
+    """(name, required, check) of each field the serializer validates, in its order."""
+    if any(
+        getattr(serializer_class, name) is not getattr(serializers.Serializer, name)
+        for name in _SERIALIZER_METHODS
+    ):
+        return None
+    serializer = serializer_class()
+    if serializer.get_validators():
+        return None
+    checks = []
+    for name, field in serializer.fields.items():
+        if field.read_only:
+            continue  # never part of the validated data
+        if (
+            hasattr(serializer, f"validate_{name}")
+            or field.source_attrs != [name]
+            or field.default is not empty
+        ):
+            return None
+        check = _field_check(field)
+        if check is None:
+            return None
+        checks.append((name, field.required, check))
+    return checks
+
+
+def _field_check(field: serializers.Field) -> FieldCheck | None:
+    """The check of one field's value: the validated value, or _UNSURE."""
+    build = _BUILDERS.get(type(field))
+    if build is None:
+        return None
+    limits = []
+    for validator in field.validators:
+        if type(validator) in _LIMITS and not callable(validator.limit_value):
+            limits.append(_LIMITS[type(validator)](validator.limit_value))
+        elif not (type(field) is StrictCharField and type(validator) in _CHARACTER_VALIDATORS):
+            return None
+    check = build(field)
+    if check is None:
+        return None
+    allow_null = field.allow_null
+
+    def check_value(value: Any) -> Any:
+        if value is None:
+            return None if allow_null else _UNSURE
+        value = check(value)
+        if value is _UNSURE or not all(within(value) for within in limits):
+            return _UNSURE
+        return value
+
+    return check_value
+
+
+def _integer_check(field: StrictIntegerField) -> FieldCheck:
+    # A JSON integer (bool is an int to Python, not to StrictIntegerField).
+    return lambda value: value if type(value) is int else _UNSURE
+
+
+def _string_check(field: StrictCharField) -> FieldCheck:
+    # Only a string that CharField keeps as it is: not blank, nothing to trim, no
+    # character its validators refuse.
+    def check(value: Any) -> Any:
+        if (
+            type(value) is not str
+            or not value
+            or value.strip() != value
+            or UNSTORABLE_CHARACTERS.search(value)
+        ):
+            return _UNSURE
+        return value
+
+    return check
+
+
+def _choice_check(field: serializers.ChoiceField) -> FieldCheck:
+    choices = dict(field.choice_strings_to_values)
+    return lambda value: choices[value] if type(value) is str and value in choices else _UNSURE
+
+
+def _list_check(field: serializers.ListField) -> FieldCheck | None:
+    item_check = _field_check(field.child)
+    if item_check is None:
+        return None
+    allow_empty = field.allow_empty
+
+    def check(value: Any) -> Any:
+        if type(value) is not list or not (value or allow_empty):
+            return _UNSURE
+        items = [item_check(item) for item in value]
+        return _UNSURE if any(item is _UNSURE for item in items) else items
+
+    return check
+
+
+_BUILDERS: dict[type, Callable[[Any], FieldCheck | None]] = {
+    StrictIntegerField: _integer_check,
+    StrictCharField: _string_check,
+    serializers.ChoiceField: _choice_check,
+    serializers.ListField: _list_check,
+}
