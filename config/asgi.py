@@ -26,7 +26,14 @@ from django.core.exceptions import ImproperlyConfigured, MiddlewareNotUsed, Requ
 from django.core.handlers.asgi import ASGIHandler, get_script_prefix
 from django.core.handlers.exception import convert_exception_to_response
 from django.http import HttpResponse
-from django.urls import Resolver404, ResolverMatch, resolve, set_script_prefix
+from django.urls import (
+    Resolver404,
+    ResolverMatch,
+    URLResolver,
+    get_resolver,
+    get_urlconf,
+    set_script_prefix,
+)
 from django.utils.deprecation import MiddlewareMixin
 from django.utils.module_loading import import_string
 
@@ -177,8 +184,16 @@ sync_application = SyncRequestHandler(threads=settings.WEB_THREADS)
 
 
 def _resolve(path: str) -> ResolverMatch | None:
+    return _resolved(get_resolver(get_urlconf()), path)
+
+
+# Resolving walks the URL patterns one by one (a twentieth of a web process's CPU under
+# load): the answer for a path is kept. By resolver, so that a changed URLconf (tests
+# override it) resolves afresh; at most 8192 paths, the least recently used dropped.
+@functools.lru_cache(maxsize=8192)
+def _resolved(resolver: URLResolver, path: str) -> ResolverMatch | None:
     try:
-        return resolve(path)
+        return resolver.resolve(path)
     except (Resolver404, ValueError):
         return None
 
