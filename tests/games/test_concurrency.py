@@ -5,9 +5,11 @@ import time
 from collections.abc import Callable
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 
-from games.models import Match, MatchEvent
+from games.models import Match, MatchEvent, Seat
+from games.services.locks import match_lock
+from games.services.table import match_for_play
 from tests.conftest import client_for
 from tests.games.helpers import MATCHES, create_and_fill, seated_players
 
@@ -152,3 +154,33 @@ def test_long_poll_times_out_empty():
     response = players[0][1].get(f"{MATCHES}{match_id}/events/?after={seq}&wait=1")
     assert response.status_code == 200
     assert response.json() == {"events": [], "last_seq": seq}
+
+
+def test_a_move_waiting_for_the_lock_reads_the_seats_as_the_holder_committed_them():
+    """`match_for_play` sends the match's FOR UPDATE and the seats' SELECT in one round
+    trip: the SELECT must still see what the lock's holder committed while it waited."""
+    players = seated_players(2)
+    match_id = create_and_fill(players, ruleset="classic")
+    user = players[0][0]
+    holding = threading.Event()
+
+    def holder():
+        try:
+            with transaction.atomic():
+                match_lock(match_id)
+                Seat.objects.filter(match_id=match_id, player=user).update(consecutive_timeouts=2)
+                holding.set()
+                time.sleep(1.0)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=holder)
+    thread.start()
+    assert holding.wait(10)
+    started = time.monotonic()
+    with transaction.atomic():
+        _match, seats = match_for_play(match_id, user)
+    waited = time.monotonic() - started
+    thread.join()
+    assert waited > 0.5  # it did wait for the holder's commit
+    assert next(s for s in seats if s.player_id == user.pk).consecutive_timeouts == 2
