@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 from django.db import connection
 from django.db.models import Field, Model
+from django.db.models.fields import AutoFieldMixin
 from django.db.transaction import TransactionManagementError
 
 
@@ -164,6 +165,15 @@ def _prepared(field: Field, instance: Model, *, add: bool) -> Any:
     return field.get_db_prep_save(field.pre_save(instance, add), connection)
 
 
+def _plain_fields(model: type[Model], fields: Sequence[Field]) -> list[Field]:
+    """`fields`, each written as a plain `%s` parameter: a field the ORM writes otherwise
+    (a placeholder of its own, a database default) is refused, not written wrong."""
+    for field in fields:
+        if hasattr(field, "get_placeholder") or field.has_db_default():
+            raise ValueError(f"{model.__name__}.{field.name} is not written as a plain value.")
+    return list(fields)
+
+
 class PrebuiltInsert:
     """`INSERT INTO <model's table> (<fields>) VALUES (...), ...` for instances, with no
     RETURNING (their ids stay unset): for rows nobody reads back. `fields` are the
@@ -174,8 +184,17 @@ class PrebuiltInsert:
         self._fields: list[Field] | None = None
 
     def statement(self, instances: Sequence[Model]) -> Statement:
+        if not instances:
+            raise ValueError("An INSERT needs at least one row.")
         if self._fields is None:
-            self._fields = [f for f in self.model._meta.concrete_fields if not f.primary_key]
+            meta = self.model._meta
+            if not isinstance(meta.pk, AutoFieldMixin):
+                raise ValueError(
+                    f"{self.model.__name__}: its primary key is not made by the database."
+                )
+            self._fields = _plain_fields(
+                self.model, [f for f in meta.concrete_fields if f is not meta.pk]
+            )
         quote = connection.ops.quote_name
         columns = ", ".join(quote(field.column) for field in self._fields)
         row = "(" + ", ".join(["%s"] * len(self._fields)) + ")"
@@ -200,7 +219,7 @@ class PrebuiltUpdate:
         if self._built is None:
             quote = connection.ops.quote_name
             meta = self.model._meta
-            fields = [meta.get_field(name) for name in self.names]
+            fields = _plain_fields(self.model, [meta.get_field(name) for name in self.names])
             assignments = ", ".join(f"{quote(field.column)} = %s" for field in fields)
             sql = f"UPDATE {table(self.model)} SET {assignments} WHERE {quote(meta.pk.column)} = %s"
             self._built = (sql, fields)

@@ -9,7 +9,7 @@ from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
 
 from accounts.authentication import TOKEN_WITH_USER
-from accounts.models import ApiToken
+from accounts.models import AccountEventCounter, ApiToken
 from accounts.services import token_create
 from core.prebuilt import PrebuiltInsert, PrebuiltSelect, PrebuiltUpdate, Writes
 from games.models import Match, MatchEvent, Seat
@@ -127,3 +127,11 @@ def test_a_failing_statement_fails_the_run_and_its_transaction():
     with pytest.raises(IntegrityError), transaction.atomic():
         writes.run()
     assert Match.objects.get(pk=match.pk).version == version
+
+
+def test_writes_it_cannot_build_right_are_refused():
+    with pytest.raises(ValueError):
+        PrebuiltInsert(MatchEvent).statement([])
+    # The counter's key is the user's: the database does not make it.
+    with pytest.raises(ValueError):
+        PrebuiltInsert(AccountEventCounter).statement([AccountEventCounter(user_id=1)])
