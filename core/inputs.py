@@ -1,20 +1,21 @@
-"""Request bodies validated without building their serializer when that changes nothing.
+"""Request input validated without building its serializer when that changes nothing.
 
 Building a DRF serializer costs more than running it: each instance deep-copies its
 declared fields, which runs every field's `__init__` again (validators, messages, choice
 maps), on every request. `validated` first tries a check compiled once per serializer
-class from that serializer's own fields: it vouches only for a body the serializer
-would accept, and returns what the serializer would. Any other body (a wrong type, a
-value out of range, a missing field, anything the check does not know how to judge)
-goes to the serializer itself, so every refusal is the serializer's own, with its
-messages and codes, and the serializer stays the one description of the input (the
-OpenAPI schema is built from it).
+class from that serializer's own fields: it vouches only for input (a JSON body, or
+query parameters as strings) the serializer would accept, and returns what the
+serializer would. Any other input (a wrong type, a value out of range, a missing field,
+anything the check does not know how to judge) goes to the serializer itself, so every
+refusal is the serializer's own, with its messages and codes, and the serializer stays
+the one description of the input (the OpenAPI schema is built from it).
 
 The compiled checks hold only plain values taken from the fields, never a field or a
 serializer, so the threads serving requests share them safely.
 """
 
 import functools
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -36,7 +37,7 @@ from core.parsers import UNSTORABLE_CHARACTERS
 _UNSURE = object()
 
 FieldCheck = Callable[[Any], Any]
-BodyCheck = Callable[[Any], dict[str, Any] | None]
+InputCheck = Callable[[Any], dict[str, Any] | None]
 
 # The serializer methods whose base behaviour the compiled check reproduces.
 _SERIALIZER_METHODS = (
@@ -58,6 +59,12 @@ _LIMITS: dict[type, Callable[[Any], Callable[[Any], bool]]] = {
 }
 # CharField's own validators, which a string free of UNSTORABLE_CHARACTERS passes.
 _CHARACTER_VALIDATORS = (ProhibitNullCharactersValidator, ProhibitSurrogateCharactersValidator)
+# Defaults the serializer hands out as they are (it deep-copies them: these are immutable).
+_PLAIN_DEFAULTS = (int, float, str, bool, type(None))
+# Numbers as query parameters write them: ASCII digits, which int() and float() (what
+# IntegerField and FloatField call) read exactly.
+_WHOLE_NUMBER = re.compile(r"[0-9]{1,18}")
+_DECIMAL_NUMBER = re.compile(r"[0-9]{1,18}(\.[0-9]{1,18})?")
 
 
 def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
@@ -73,36 +80,39 @@ def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict
 
 
 @functools.cache
-def fast_check(serializer_class: type[serializers.Serializer]) -> BodyCheck | None:
-    """A function that returns the validated data of a body the serializer would accept
-    (None for any body it cannot vouch for), or None when the serializer has a part
-    the check cannot reproduce: a `validate` method, a field type not known here, a
-    default... (then every body goes to the serializer)."""
-    checks = _body_field_checks(serializer_class)
+def fast_check(serializer_class: type[serializers.Serializer]) -> InputCheck | None:
+    """A function that returns the validated data of input the serializer would accept
+    (None for any it cannot vouch for), or None when the serializer has a part the check
+    cannot reproduce: a `validate` method, a field type not known here, a default that
+    is not a plain value... (then all input goes to the serializer)."""
+    checks = _field_checks(serializer_class)
     if checks is None:
         return None
 
-    def check_body(data: Any) -> dict[str, Any] | None:
+    def check_input(data: Any) -> dict[str, Any] | None:
         if type(data) is not dict:
             return None
         result = {}
-        for name, required, check in checks:  # the serializer's order
+        for name, required, default, check in checks:  # the serializer's order
             if name in data:
                 value = check(data[name])
                 if value is _UNSURE:
                     return None
                 result[name] = value
+            elif default is not empty:
+                result[name] = default
             elif required:
                 return None
         return result
 
-    return check_body
+    return check_input
 
 
-def _body_field_checks(
+def _field_checks(
     serializer_class: type[serializers.Serializer],
-) -> list[tuple[str, bool, FieldCheck]] | None:
-    """(name, required, check) of each field the serializer validates, in its order."""
+) -> list[tuple[str, bool, Any, FieldCheck]] | None:
+    """(name, required, default, check) of each field the serializer validates, in its
+    order; None when one of them cannot be checked here."""
     if any(
         getattr(serializer_class, name) is not getattr(serializers.Serializer, name)
         for name in _SERIALIZER_METHODS
@@ -118,13 +128,13 @@ def _body_field_checks(
         if (
             hasattr(serializer, f"validate_{name}")
             or field.source_attrs != [name]
-            or field.default is not empty
+            or (field.default is not empty and type(field.default) not in _PLAIN_DEFAULTS)
         ):
             return None
         check = _field_check(field)
         if check is None:
             return None
-        checks.append((name, field.required, check))
+        checks.append((name, field.required, field.default, check))
     return checks
 
 
@@ -137,7 +147,10 @@ def _field_check(field: serializers.Field) -> FieldCheck | None:
     for validator in field.validators:
         if type(validator) in _LIMITS and not callable(validator.limit_value):
             limits.append(_LIMITS[type(validator)](validator.limit_value))
-        elif not (type(field) is StrictCharField and type(validator) in _CHARACTER_VALIDATORS):
+        elif not (
+            type(field) in (StrictCharField, serializers.CharField)
+            and type(validator) in _CHARACTER_VALIDATORS
+        ):
             return None
     check = build(field)
     if check is None:
@@ -160,7 +173,17 @@ def _integer_check(field: StrictIntegerField) -> FieldCheck:
     return lambda value: value if type(value) is int else _UNSURE
 
 
-def _string_check(field: StrictCharField) -> FieldCheck:
+def _number_check(convert: type, pattern: re.Pattern) -> Callable[[Any], FieldCheck]:
+    # A number as a string of ASCII digits (a query parameter), read as the field does.
+    def build(field: serializers.Field) -> FieldCheck:
+        return lambda value: (
+            convert(value) if type(value) is str and pattern.fullmatch(value) else _UNSURE
+        )
+
+    return build
+
+
+def _string_check(field: serializers.CharField) -> FieldCheck:
     # Only a string that CharField keeps as it is: not blank, nothing to trim, no
     # character its validators refuse.
     def check(value: Any) -> Any:
@@ -199,6 +222,9 @@ def _list_check(field: serializers.ListField) -> FieldCheck | None:
 _BUILDERS: dict[type, Callable[[Any], FieldCheck | None]] = {
     StrictIntegerField: _integer_check,
     StrictCharField: _string_check,
+    serializers.CharField: _string_check,
+    serializers.IntegerField: _number_check(int, _WHOLE_NUMBER),
+    serializers.FloatField: _number_check(float, _DECIMAL_NUMBER),
     serializers.ChoiceField: _choice_check,
     serializers.ListField: _list_check,
 }

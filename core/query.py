@@ -1,9 +1,11 @@
+import functools
 import re
-from collections.abc import Mapping
 from typing import Any
 
 from rest_framework import serializers
 from rest_framework.request import Request
+
+from core.inputs import validated
 
 # ASCII digits only: DRF's number fields take int()'s and float()'s view, which accepts
 # " 7", "7.0", "1e1" and other scripts' digits ("٣").
@@ -13,21 +15,36 @@ _NUMBER_FORMATS = (
 )
 
 
-def _malformed_numbers(request: Request, fields: Mapping[str, serializers.Field]) -> list[str]:
+@functools.cache
+def _query_shape(
+    serializer_class: type[serializers.Serializer],
+) -> tuple[frozenset[str], tuple[tuple[str, re.Pattern], ...]]:
+    """The parameter names the serializer takes, and the format of each number among
+    them: read once per class, not from a serializer built for every request."""
+    fields = serializer_class().fields
+    numbers = tuple(
+        (name, pattern)
+        for name, field in fields.items()
+        for field_class, pattern in _NUMBER_FORMATS
+        if isinstance(field, field_class)
+    )
+    return frozenset(fields), numbers
+
+
+def _malformed_numbers(request: Request, numbers: tuple[tuple[str, re.Pattern], ...]) -> list[str]:
     names = []
-    for name, field in fields.items():
+    for name, pattern in numbers:
         value = request.query_params.get(name)
-        for field_class, pattern in _NUMBER_FORMATS:
-            if value is not None and isinstance(field, field_class) and not pattern.match(value):
-                names.append(name)
+        if value is not None and not pattern.match(value):
+            names.append(name)
     return sorted(names)
 
 
 def parse_query(request: Request, serializer_class: type[serializers.Serializer]) -> dict[str, Any]:
     """Validates query parameters strictly: an unknown parameter is an error, as a typo in
     a filter should not silently return everything."""
-    query = serializer_class(data=request.query_params.dict())
-    unknown = sorted(set(request.query_params) - set(query.fields))
+    names, numbers = _query_shape(serializer_class)
+    unknown = sorted(set(request.query_params) - names)
     if unknown:
         raise serializers.ValidationError(
             {name: ["Unknown query parameter."] for name in unknown}, code="unknown_parameter"
@@ -37,11 +54,10 @@ def parse_query(request: Request, serializer_class: type[serializers.Serializer]
         raise serializers.ValidationError(
             {name: ["Give this parameter once."] for name in repeated}, code="repeated_parameter"
         )
-    malformed = _malformed_numbers(request, query.fields)
+    malformed = _malformed_numbers(request, numbers)
     if malformed:
         raise serializers.ValidationError(
             {name: ["A number in ASCII digits is required."] for name in malformed},
             code="invalid",
         )
-    query.is_valid(raise_exception=True)
-    return dict(query.validated_data)
+    return validated(serializer_class, request.query_params.dict())
