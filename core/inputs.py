@@ -62,9 +62,11 @@ _CHARACTER_VALIDATORS = (ProhibitNullCharactersValidator, ProhibitSurrogateChara
 # Defaults the serializer hands out as they are (it deep-copies them: these are immutable).
 _PLAIN_DEFAULTS = (int, float, str, bool, type(None))
 # Numbers as query parameters write them: ASCII digits, which int() and float() (what
-# IntegerField and FloatField call) read exactly.
-_WHOLE_NUMBER = re.compile(r"[0-9]{1,18}")
-_DECIMAL_NUMBER = re.compile(r"[0-9]{1,18}(\.[0-9]{1,18})?")
+# IntegerField and FloatField call) read exactly. Those fields take int()'s and float()'s
+# view, which also accepts " 7", "7.0", "1e1" and other scripts' digits ("٣"):
+# `core.query` refuses any other form with these.
+WHOLE_NUMBER = re.compile(r"^-?[0-9]{1,18}$")
+DECIMAL_NUMBER = re.compile(r"^-?[0-9]{1,18}(\.[0-9]{1,18})?$")
 
 
 def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
@@ -177,7 +179,7 @@ def _number_check(convert: type, pattern: re.Pattern) -> Callable[[Any], FieldCh
     # A number as a string of ASCII digits (a query parameter), read as the field does.
     def build(field: serializers.Field) -> FieldCheck:
         return lambda value: (
-            convert(value) if type(value) is str and pattern.fullmatch(value) else _UNSURE
+            convert(value) if type(value) is str and pattern.match(value) else _UNSURE
         )
 
     return build
@@ -223,8 +225,8 @@ _BUILDERS: dict[type, Callable[[Any], FieldCheck | None]] = {
     StrictIntegerField: _integer_check,
     StrictCharField: _string_check,
     serializers.CharField: _string_check,
-    serializers.IntegerField: _number_check(int, _WHOLE_NUMBER),
-    serializers.FloatField: _number_check(float, _DECIMAL_NUMBER),
+    serializers.IntegerField: _number_check(int, WHOLE_NUMBER),
+    serializers.FloatField: _number_check(float, DECIMAL_NUMBER),
     serializers.ChoiceField: _choice_check,
     serializers.ListField: _list_check,
 }

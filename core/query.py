@@ -5,13 +5,12 @@ from typing import Any
 from rest_framework import serializers
 from rest_framework.request import Request
 
-from core.inputs import validated
+from core.inputs import DECIMAL_NUMBER, WHOLE_NUMBER, validated
 
-# ASCII digits only: DRF's number fields take int()'s and float()'s view, which accepts
-# " 7", "7.0", "1e1" and other scripts' digits ("٣").
+# ASCII digits only (core.inputs says why).
 _NUMBER_FORMATS = (
-    (serializers.IntegerField, re.compile(r"^-?[0-9]{1,18}$")),
-    (serializers.FloatField, re.compile(r"^-?[0-9]{1,18}(\.[0-9]{1,18})?$")),
+    (serializers.IntegerField, WHOLE_NUMBER),
+    (serializers.FloatField, DECIMAL_NUMBER),
 )
 
 
