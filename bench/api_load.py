@@ -21,7 +21,8 @@ action p50 within 2x of the GET /me/ p50. Errors are every non-2xx answer except
 `--web-processes` sets gunicorn's worker processes (WEB_CONCURRENCY). The server's CPU
 per action is the CPU time (user + system, from /proc) its processes used during play,
 divided by the actions played: the web processes alone, and everything (web, Celery,
-PostgreSQL, Redis).
+PostgreSQL, Redis). The clients' own CPU per action (this process) is printed too: they
+share the machine's cores with the server.
 """
 
 from __future__ import annotations
@@ -341,6 +342,12 @@ def guarded(target, stats: Stats, *args) -> None:
             stats.errors.append(f"client stopped: {exc!r}")
 
 
+def own_cpu() -> float:
+    """CPU seconds so far of this process: the clients, on the same cores as the server."""
+    times = os.times()
+    return times.user + times.system
+
+
 def run_load(plan: Plan, clients: int, stats: Stats, server: Server) -> tuple[float, dict]:
     """Registers `clients` accounts, plays; returns the seconds of play and the server's
     CPU seconds in them."""
@@ -369,6 +376,7 @@ def run_load(plan: Plan, clients: int, stats: Stats, server: Server) -> tuple[fl
                 )
             )
     cpu_before = server.cpu_seconds()
+    clients_before = own_cpu()
     started = time.monotonic()
     plan.deadline = started + plan.duration
     for t in threads:
@@ -377,6 +385,7 @@ def run_load(plan: Plan, clients: int, stats: Stats, server: Server) -> tuple[fl
         t.join()
     elapsed = time.monotonic() - started
     cpu = {k: v - cpu_before[k] for k, v in server.cpu_seconds().items()}
+    cpu["clients"] = own_cpu() - clients_before
     for api in apis:
         api.close()
     return elapsed, cpu
@@ -395,6 +404,10 @@ def report(
             f"server CPU per action: web {cpu['web'] / stats.actions * 1000:.1f} ms, "
             f"all processes {cpu['all'] / stats.actions * 1000:.1f} ms "
             f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)"
+        )
+        print(
+            f"the clients' own CPU per action: {cpu['clients'] / stats.actions * 1000:.1f} ms "
+            f"({cpu['clients'] / elapsed:.2f} of a core, on the same machine)"
         )
     print(f"{'request':<14}{'count':>8}{'p50 ms':>10}{'p95 ms':>10}{'p99 ms':>10}")
     for route in (*REPORTED, "GET events"):

@@ -1,0 +1,261 @@
+"""What each hot request costs the server under concurrent load, next to what the stack
+costs with no work at all.
+
+    .venv/bin/python bench/request_costs.py                  # 32 connections, 8 s each (~2 min)
+    .venv/bin/python bench/request_costs.py --connections 16 --seconds 5
+    .venv/bin/python bench/request_costs.py --server-root /path/to/other/checkout
+
+Starts the server as bench/api_load.py does (`scripts.stack run`, DEBUG off, 2 web
+processes by default), then measures one kind of request at a time: --connections threads,
+each with its own kept-alive http.client connection, send it back to back for --seconds.
+For each kind it prints the requests per second and the CPU time per request of the web
+processes, of the rest of the server (PostgreSQL, Redis, Celery) and of this process (the
+clients, which share the machine's cores with the server):
+
+    GET unknown path     the ASGI server and Django's middleware, no view (a 404)
+    GET rulesets         + a DRF view: no authentication, no database
+    GET me               + the bearer token check (PostgreSQL) and the throttle (Redis)
+    GET match            + the match and its seats, as the player sees it
+    GET events (answer)  a long poll whose events are already there
+    POST action          bids and challenges (with an Idempotency-Key, as the example
+                         client sends them), each connection playing its own matches
+
+An action of bench/api_load.py is one POST action, one GET me, one long poll answered and
+one GET match; the sum of those four lines is what the server spends on an action when
+nothing else is going on, and the last line says how many actions a second the machine's
+cores could serve at that price if the server had them all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.api_load import PASSWORD, Server, local_server, own_cpu  # noqa: E402
+from examples.client import Api, create_match, join_match, register  # noqa: E402
+
+API = "/api/v1"
+ACTION = ("POST action", "GET me", "GET events (answer)", "GET match")
+
+
+class Connection:
+    """One kept-alive http.client connection with a bearer token."""
+
+    def __init__(self, base_url: str, token: str | None) -> None:
+        address = urlsplit(base_url)
+        self.http = http.client.HTTPConnection(address.hostname, address.port)
+        self.headers = {"Authorization": f"Bearer {token}"} if token else {}
+
+    def request(self, method: str, path: str, body: dict | None = None) -> tuple[int, dict]:
+        headers = dict(self.headers)
+        payload = None
+        if body is not None:
+            payload = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
+            headers["Idempotency-Key"] = uuid.uuid4().hex
+        try:
+            self.http.request(method, path, body=payload, headers=headers)
+            response = self.http.getresponse()
+        except (ConnectionError, http.client.RemoteDisconnected):
+            # The server closed a connection left idle (keep-alive timeout) while other
+            # kinds of request were measured: reconnect; the Idempotency-Key makes a
+            # resent POST safe.
+            self.http.close()
+            self.http.request(method, path, body=payload, headers=headers)
+            response = self.http.getresponse()
+        content = response.read()
+        return response.status, json.loads(content) if content else {}
+
+
+class Player:
+    """Plays its own two-seat match with both seats' tokens, one POST per step: each
+    answer (the mover's view) says who moves next and what it must beat, so no read comes
+    between two actions. Always bids sixes, one more than the bid in play, and challenges
+    when that would be more dice than there are: about ten bids to a challenge, and a new
+    match (three requests, counted in the CPU but not as requests) every ~90 actions."""
+
+    def __init__(self, base_url: str, apis: tuple[Api, Api]) -> None:
+        self.apis = apis
+        self.user_ids = [api.get("/me/")["id"] for api in apis]
+        self.connections = [Connection(base_url, api.token) for api in apis]
+        self.new_match()
+
+    def new_match(self) -> None:
+        host, guest = self.apis
+        self.match_id = create_match(host, "milton_bradley", turn_seconds=120)["id"]
+        join_match(guest, self.match_id)
+        _, view = self.connections[0].request("GET", f"{API}/matches/{self.match_id}/")
+        self.view = view
+
+    def step(self) -> int:
+        view = self.view
+        if view["status"] != "active":
+            self.new_match()
+            return 0
+        seat = view["round"]["turn_seat"]
+        mover = self.user_ids.index(view["seats"][seat]["player"]["id"])
+        bid = view["round"]["current_bid"]
+        quantity = 1 if bid is None else bid["quantity"] + 1
+        if quantity > sum(view["round"]["dice_counts"].values()):
+            action = {"type": "challenge"}
+        else:
+            action = {"type": "bid", "quantity": quantity, "face": 6}
+        status, answer = self.connections[mover].request(
+            "POST",
+            f"{API}/matches/{self.match_id}/actions/",
+            {**action, "expected_version": view["version"]},
+        )
+        if status != 201:
+            raise RuntimeError(f"POST {action} -> {status}: {answer}")
+        self.view = answer
+        return 1
+
+
+@dataclass
+class Measured:
+    requests: int
+    seconds: float
+    web: float  # CPU seconds
+    rest: float
+    clients: float
+
+    def per_request_ms(self, cpu: float) -> float:
+        return cpu / self.requests * 1000
+
+
+def measure(server: Server, workers: list[Callable[[], int]], seconds: float) -> Measured:
+    """Runs each worker (one request per call, returning how many it counted) in a thread
+    of its own for `seconds`."""
+    deadline = 0.0
+    counts = [0] * len(workers)
+    errors: list[BaseException] = []
+
+    def run(index: int, work: Callable[[], int]) -> None:
+        try:
+            while time.monotonic() < deadline:
+                counts[index] += work()
+        except BaseException as exc:  # reported below: the run is void
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=item) for item in enumerate(workers)]
+    server_before, clients_before = server.cpu_seconds(), own_cpu()
+    started = time.monotonic()
+    deadline = started + seconds
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.monotonic() - started
+    server_after = server.cpu_seconds()
+    if errors:
+        raise RuntimeError(f"{len(errors)} connection(s) failed, the first: {errors[0]!r}")
+    web = server_after["web"] - server_before["web"]
+    return Measured(
+        requests=sum(counts),
+        seconds=elapsed,
+        web=web,
+        rest=server_after["all"] - server_before["all"] - web,
+        clients=own_cpu() - clients_before,
+    )
+
+
+def get(connection: Connection, path: str) -> Callable[[], int]:
+    def work() -> int:
+        status, body = connection.request("GET", path)
+        if status >= 500:
+            raise RuntimeError(f"GET {path} -> {status}: {body}")
+        return 1
+
+    return work
+
+
+def run(
+    server: Server, connections: int, seconds: float, only: set[str] | None = None
+) -> dict[str, Measured]:
+    prefix = f"c{uuid.uuid4().hex[:8]}"
+    apis = [Api(server.base_url) for _ in range(2 * connections)]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(
+            pool.map(
+                lambda item: register(item[1], f"{prefix}_{item[0]}", PASSWORD), enumerate(apis)
+            )
+        )
+    players = [Player(server.base_url, (apis[2 * i], apis[2 * i + 1])) for i in range(connections)]
+    token = apis[0].token
+    match_id = players[0].match_id
+
+    def each(path: str | None, token: str | None) -> list[Callable[[], int]]:
+        return [get(Connection(server.base_url, token), path) for _ in range(connections)]
+
+    kinds: dict[str, list[Callable[[], int]]] = {
+        "GET unknown path": each(f"{API}/no-such-path/", None),
+        "GET rulesets": each(f"{API}/rulesets/", None),
+        "GET me": each(f"{API}/me/", token),
+        "GET match": each(f"{API}/matches/{match_id}/", token),
+        "GET events (answer)": each(f"{API}/matches/{match_id}/events/?after=0&wait=5", token),
+        "POST action": [player.step for player in players],
+    }
+    results = {}
+    for name, workers in kinds.items():
+        if only is None or name in only:
+            results[name] = measure(server, workers, seconds)
+    for api in apis:
+        api.close()
+    return results
+
+
+def report(label: str, results: dict[str, Measured], connections: int) -> None:
+    print(f"\n{label}: {connections} connections, CPU per request in ms")
+    print(f"{'request':<21}{'req/s':>8}{'web':>8}{'rest':>8}{'clients':>9}")
+    for name, m in results.items():
+        print(
+            f"{name:<21}{m.requests / m.seconds:>8.0f}{m.per_request_ms(m.web):>8.2f}"
+            f"{m.per_request_ms(m.rest):>8.2f}{m.per_request_ms(m.clients):>9.2f}"
+        )
+    if not set(ACTION) <= results.keys():
+        return
+    web = sum(results[name].per_request_ms(results[name].web) for name in ACTION)
+    rest = sum(results[name].per_request_ms(results[name].rest) for name in ACTION)
+    cores = os.cpu_count() or 1
+    print(
+        f"an api_load action ({' + '.join(ACTION)}): web {web:.2f} ms, rest {rest:.2f} ms: "
+        f"at most {cores * 1000 / (web + rest):.0f} actions/s on {cores} cores, with no "
+        "clients, no waiting and nothing else running"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--seconds", type=float, default=8.0, help="per kind of request")
+    parser.add_argument("--web-processes", type=int, default=2)
+    parser.add_argument("--server-root", type=Path, help="another checkout, measured first")
+    parser.add_argument("--only", help="comma-separated kinds of request, e.g. 'GET me,GET match'")
+    args = parser.parse_args()
+    roots = [args.server_root.resolve()] if args.server_root else []
+    for root in [*roots, ROOT]:
+        with local_server(
+            lambda: False, web_processes=args.web_processes, server_root=root
+        ) as server:
+            only = set(args.only.split(",")) if args.only else None
+            results = run(server, args.connections, args.seconds, only)
+        report(str(root), results, args.connections)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
