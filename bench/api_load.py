@@ -9,7 +9,7 @@
 Without --base-url it starts the server exactly as `make run` does
 (`python -m scripts.stack run`: embedded PostgreSQL and Redis, migrations, then gunicorn,
 Celery worker and beat under scripts/supervise.py) in a temporary DATA_DIR on a free port, with the
-per-user and registration throttles raised so the load is not throttled, and stops it
+per-user, anonymous and registration throttles raised so the load is not throttled, and stops it
 with SIGINT to its process group at the end.
 
 Every client is an `examples/client.py` SeatClient (public API only). After each of its
@@ -82,9 +82,10 @@ class Server:
     data_dir: Path | None = None
 
     def cpu_seconds(self) -> dict[str, float]:
-        """CPU seconds so far of the server's processes: "web" (gunicorn) and "all": the
-        stack's descendants and PostgreSQL/Redis (daemons outside that tree, found by
-        their DATA_DIR as `_reap_orphans` does) with their children."""
+        """CPU seconds so far of the server's processes, those that ended included: "web"
+        (gunicorn) and "all": the stack's descendants and PostgreSQL/Redis (daemons
+        outside that tree, found by their DATA_DIR as `_reap_orphans` does) with their
+        children."""
         used = {"web": 0.0, "all": 0.0}
         if self.pid is None:
             return used
@@ -97,7 +98,9 @@ class Server:
             with contextlib.suppress(OSError, ValueError, IndexError):
                 fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
                 cmdline = (entry / "cmdline").read_bytes()
-                cpu = (int(fields[11]) + int(fields[12])) / tick  # utime + stime
+                # utime + stime, and cutime + cstime: the children it has reaped, such
+                # as PostgreSQL backends that ended with their connection.
+                cpu = sum(int(value) for value in fields[11:15]) / tick
                 stats[int(entry.name)] = (int(fields[1]), cpu, cmdline)
                 if str(self.data_dir).encode() in cmdline or os.readlink(entry / "cwd").startswith(
                     str(self.data_dir)
@@ -136,6 +139,7 @@ def local_server(
         PORT=str(port),
         # 600/min per user is right for people, not for a client acting flat out.
         THROTTLE_USER="100000/min",
+        THROTTLE_ANON="100000/min",  # every client comes from 127.0.0.1
         THROTTLE_REGISTER_IP="100000/hour",
         THROTTLE_LOGIN_IP="100000/min",
         LOGIN_FREE_ATTEMPTS="100000",

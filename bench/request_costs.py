@@ -20,17 +20,24 @@ clients, which share the machine's cores with the server):
     POST action          bids and challenges (with an Idempotency-Key, as the example
                          client sends them), each connection playing its own matches
 
-An action of bench/api_load.py is one POST action, one GET me, one long poll answered and
-one GET match; the sum of those four lines is what the server spends on an action when
-nothing else is going on, and the last line says how many actions a second the machine's
-cores could serve at that price if the server had them all.
+Every connection is an account of its own (reading its own match), as clients are, and
+the POST connections play matches set up before the clock starts. Each kind is warmed
+up for a second before it is measured.
+
+An action of bench/api_load.py (two players a match) is one POST action, one GET me, one
+long poll answered and one GET match; the last line adds those four up and says how many
+actions a second the machine's cores could serve at that price if the server had them
+all. It leaves out what a waiting long poll costs (its wait and wake-up) and the clients:
+bench/api_load.py measures those in play.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import json
+import math
 import os
 import sys
 import threading
@@ -70,7 +77,7 @@ class Connection:
         try:
             self.http.request(method, path, body=payload, headers=headers)
             response = self.http.getresponse()
-        except (ConnectionError, http.client.RemoteDisconnected):
+        except ConnectionError:
             # The server closed a connection left idle (keep-alive timeout) while other
             # kinds of request were measured: reconnect; the Idempotency-Key makes a
             # resent POST safe.
@@ -80,40 +87,59 @@ class Connection:
         content = response.read()
         return response.status, json.loads(content) if content else {}
 
+    def close(self) -> None:
+        self.http.close()
+
 
 class Player:
-    """Plays its own two-seat match with both seats' tokens, one POST per step: each
-    answer (the mover's view) says who moves next and what it must beat, so no read comes
-    between two actions. Always bids sixes, one more than the bid in play, and challenges
-    when that would be more dice than there are: about ten bids to a challenge, and a new
-    match (three requests, counted in the CPU but not as requests) every ~90 actions."""
+    """Plays two-seat matches with both seats' tokens, one POST per step: each answer (the
+    mover's view) says who moves next and what it must beat, so no read comes between two
+    actions. It bids sixes, one more than the bid in play, and challenges a bid above a
+    third of the dice (about three bids to a challenge); a challenge costs the loser one
+    die, so a match lasts ~30 actions. Its matches are set up before the clock starts
+    (`ready`), so that the POST figure is the actions' alone."""
+
+    OPTIONS = {"loss": "one"}
 
     def __init__(self, base_url: str, apis: tuple[Api, Api]) -> None:
         self.apis = apis
         self.user_ids = [api.get("/me/")["id"] for api in apis]
         self.connections = [Connection(base_url, api.token) for api in apis]
-        self.new_match()
+        self.ready: list[tuple[int, dict]] = []  # (match id, its first view)
+        self.setups = 0  # matches set up in the middle of play
+        self.set_up()
+        self.match_id, self.view = self.ready.pop()
 
-    def new_match(self) -> None:
+    def set_up(self, matches: int = 1) -> None:
         host, guest = self.apis
-        self.match_id = create_match(host, "milton_bradley", turn_seconds=120)["id"]
-        join_match(guest, self.match_id)
-        _, view = self.connections[0].request("GET", f"{API}/matches/{self.match_id}/")
-        self.view = view
+        for _ in range(matches):
+            match_id = create_match(host, "milton_bradley", turn_seconds=120, options=self.OPTIONS)[
+                "id"
+            ]
+            join_match(guest, match_id)
+            _, view = self.connections[0].request("GET", f"{API}/matches/{match_id}/")
+            self.ready.append((match_id, view))
 
     def step(self) -> int:
         view = self.view
         if view["status"] != "active":
-            self.new_match()
+            if not self.ready:
+                self.setups += 1
+                self.set_up()
+            self.match_id, self.view = self.ready.pop()
             return 0
         seat = view["round"]["turn_seat"]
         mover = self.user_ids.index(view["seats"][seat]["player"]["id"])
         bid = view["round"]["current_bid"]
-        quantity = 1 if bid is None else bid["quantity"] + 1
-        if quantity > sum(view["round"]["dice_counts"].values()):
+        dice = sum(view["round"]["dice_counts"].values())
+        if bid is not None and bid["quantity"] + 1 > max(1, dice // 3):
             action = {"type": "challenge"}
         else:
-            action = {"type": "bid", "quantity": quantity, "face": 6}
+            action = {
+                "type": "bid",
+                "quantity": 1 if bid is None else bid["quantity"] + 1,
+                "face": 6,
+            }
         status, answer = self.connections[mover].request(
             "POST",
             f"{API}/matches/{self.match_id}/actions/",
@@ -123,6 +149,10 @@ class Player:
             raise RuntimeError(f"POST {action} -> {status}: {answer}")
         self.view = answer
         return 1
+
+    def close(self) -> None:
+        for connection in self.connections:
+            connection.close()
 
 
 @dataclass
@@ -134,32 +164,44 @@ class Measured:
     clients: float
 
     def per_request_ms(self, cpu: float) -> float:
-        return cpu / self.requests * 1000
+        return cpu / max(1, self.requests) * 1000
 
 
 def measure(server: Server, workers: list[Callable[[], int]], seconds: float) -> Measured:
     """Runs each worker (one request per call, returning how many it counted) in a thread
-    of its own for `seconds`."""
-    deadline = 0.0
+    of its own: one second to warm up (connections, the server's database pool), then
+    `seconds` measured."""
     counts = [0] * len(workers)
     errors: list[BaseException] = []
+    warm_until = time.monotonic() + 1.0
+    warm = threading.Barrier(len(workers) + 1)
+    go = threading.Event()
+    until = [0.0]
 
     def run(index: int, work: Callable[[], int]) -> None:
         try:
-            while time.monotonic() < deadline:
+            while time.monotonic() < warm_until:
+                work()
+            warm.wait()
+            go.wait()
+            while time.monotonic() < until[0]:
                 counts[index] += work()
         except BaseException as exc:  # reported below: the run is void
             errors.append(exc)
+            warm.abort()
 
     threads = [threading.Thread(target=run, args=item) for item in enumerate(workers)]
-    server_before, clients_before = server.cpu_seconds(), own_cpu()
-    started = time.monotonic()
-    deadline = started + seconds
     for thread in threads:
         thread.start()
+    with contextlib.suppress(threading.BrokenBarrierError):
+        warm.wait()
+    server_before, clients_before = server.cpu_seconds(), own_cpu()
+    begun = time.monotonic()
+    until[0] = begun + seconds
+    go.set()
     for thread in threads:
         thread.join()
-    elapsed = time.monotonic() - started
+    elapsed = time.monotonic() - begun
     server_after = server.cpu_seconds()
     if errors:
         raise RuntimeError(f"{len(errors)} connection(s) failed, the first: {errors[0]!r}")
@@ -173,19 +215,32 @@ def measure(server: Server, workers: list[Callable[[], int]], seconds: float) ->
     )
 
 
-def get(connection: Connection, path: str) -> Callable[[], int]:
+def get(connection: Connection, path: str, expected: int = 200) -> Callable[[], int]:
     def work() -> int:
         status, body = connection.request("GET", path)
-        if status >= 500:
-            raise RuntimeError(f"GET {path} -> {status}: {body}")
+        if status != expected:
+            raise RuntimeError(f"GET {path} -> {status}, not {expected}: {body}")
         return 1
 
     return work
 
 
+KINDS = (
+    "GET unknown path",
+    "GET rulesets",
+    "GET me",
+    "GET match",
+    "GET events (answer)",
+    "POST action",
+)
+
+
 def run(
     server: Server, connections: int, seconds: float, only: set[str] | None = None
 ) -> dict[str, Measured]:
+    """Registers two accounts a connection; measures each kind of request in `only` (all
+    by default). Every connection reads as an account of its own, in that account's match,
+    as a client would (one account's throttle sees only its own requests)."""
     prefix = f"c{uuid.uuid4().hex[:8]}"
     apis = [Api(server.base_url) for _ in range(2 * connections)]
     with ThreadPoolExecutor(max_workers=8) as pool:
@@ -195,26 +250,39 @@ def run(
             )
         )
     players = [Player(server.base_url, (apis[2 * i], apis[2 * i + 1])) for i in range(connections)]
-    token = apis[0].token
-    match_id = players[0].match_id
+    if only is None or "POST action" in only:
+        # ~30 actions a match, at most ~400 actions/s here: matches enough for the warm-up
+        # and the clock's seconds.
+        matches = math.ceil((seconds + 1) * 400 / 30 / connections)
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            list(pool.map(lambda player: player.set_up(matches), players))
+    opened: list[Connection] = []
 
-    def each(path: str | None, token: str | None) -> list[Callable[[], int]]:
-        return [get(Connection(server.base_url, token), path) for _ in range(connections)]
+    def each(path: str, *, signed_in: bool = True, expected: int = 200) -> list[Callable[[], int]]:
+        workers = []
+        for player in players:
+            connection = Connection(server.base_url, player.apis[0].token if signed_in else None)
+            opened.append(connection)
+            workers.append(get(connection, path.format(match_id=player.match_id), expected))
+        return workers
 
-    kinds: dict[str, list[Callable[[], int]]] = {
-        "GET unknown path": each(f"{API}/no-such-path/", None),
-        "GET rulesets": each(f"{API}/rulesets/", None),
-        "GET me": each(f"{API}/me/", token),
-        "GET match": each(f"{API}/matches/{match_id}/", token),
-        "GET events (answer)": each(f"{API}/matches/{match_id}/events/?after=0&wait=5", token),
-        "POST action": [player.step for player in players],
+    kinds: dict[str, Callable[[], list[Callable[[], int]]]] = {
+        "GET unknown path": lambda: each(f"{API}/no-such-path/", signed_in=False, expected=404),
+        "GET rulesets": lambda: each(f"{API}/rulesets/", signed_in=False),
+        "GET me": lambda: each(f"{API}/me/"),
+        "GET match": lambda: each(API + "/matches/{match_id}/"),
+        "GET events (answer)": lambda: each(API + "/matches/{match_id}/events/?after=0&wait=5"),
+        "POST action": lambda: [player.step for player in players],
     }
     results = {}
-    for name, workers in kinds.items():
+    for name in KINDS:
         if only is None or name in only:
-            results[name] = measure(server, workers, seconds)
-    for api in apis:
-        api.close()
+            results[name] = measure(server, kinds[name](), seconds)
+    setups = sum(player.setups for player in players)
+    if setups:
+        print(f"(POST action: {setups} matches set up during its run, their CPU in its figure)")
+    for closable in [*opened, *players, *apis]:
+        closable.close()
     return results
 
 
@@ -230,11 +298,12 @@ def report(label: str, results: dict[str, Measured], connections: int) -> None:
         return
     web = sum(results[name].per_request_ms(results[name].web) for name in ACTION)
     rest = sum(results[name].per_request_ms(results[name].rest) for name in ACTION)
-    cores = os.cpu_count() or 1
+    cores = len(os.sched_getaffinity(0))
     print(
-        f"an api_load action ({' + '.join(ACTION)}): web {web:.2f} ms, rest {rest:.2f} ms: "
-        f"at most {cores * 1000 / (web + rest):.0f} actions/s on {cores} cores, with no "
-        "clients, no waiting and nothing else running"
+        f"an api_load action of two players ({' + '.join(ACTION)}): web {web:.2f} ms, "
+        f"rest {rest:.2f} ms: ~{cores * 1000 / (web + rest):.0f} actions/s if the server had "
+        f"all {cores} cores at these costs (no clients, and a long poll's wait and wake-up "
+        "not counted)"
     )
 
 
@@ -246,12 +315,14 @@ def main() -> int:
     parser.add_argument("--server-root", type=Path, help="another checkout, measured first")
     parser.add_argument("--only", help="comma-separated kinds of request, e.g. 'GET me,GET match'")
     args = parser.parse_args()
+    only = set(args.only.split(",")) if args.only else None
+    if only is not None and not only <= set(KINDS):
+        parser.error(f"--only takes some of: {', '.join(KINDS)}")
     roots = [args.server_root.resolve()] if args.server_root else []
     for root in [*roots, ROOT]:
         with local_server(
             lambda: False, web_processes=args.web_processes, server_root=root
         ) as server:
-            only = set(args.only.split(",")) if args.only else None
             results = run(server, args.connections, args.seconds, only)
         report(str(root), results, args.connections)
     return 0
