@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import http.client
 import json
 import math
 import os
@@ -47,48 +46,15 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.api_load import PASSWORD, Server, local_server, own_cpu  # noqa: E402
+from bench.latency import Wire  # noqa: E402
 from examples.client import Api, create_match, join_match, register  # noqa: E402
 
-API = "/api/v1"
 ACTION = ("POST action", "GET me", "GET events (answer)", "GET match")
-
-
-class Connection:
-    """One kept-alive http.client connection with a bearer token."""
-
-    def __init__(self, base_url: str, token: str | None) -> None:
-        address = urlsplit(base_url)
-        self.http = http.client.HTTPConnection(address.hostname, address.port)
-        self.headers = {"Authorization": f"Bearer {token}"} if token else {}
-
-    def request(self, method: str, path: str, body: dict | None = None) -> tuple[int, dict]:
-        headers = dict(self.headers)
-        payload = None
-        if body is not None:
-            payload = json.dumps(body).encode()
-            headers["Content-Type"] = "application/json"
-            headers["Idempotency-Key"] = uuid.uuid4().hex
-        try:
-            self.http.request(method, path, body=payload, headers=headers)
-            response = self.http.getresponse()
-        except ConnectionError:
-            # The server closed a connection left idle (keep-alive timeout) while other
-            # kinds of request were measured: reconnect; the Idempotency-Key makes a
-            # resent POST safe.
-            self.http.close()
-            self.http.request(method, path, body=payload, headers=headers)
-            response = self.http.getresponse()
-        content = response.read()
-        return response.status, json.loads(content) if content else {}
-
-    def close(self) -> None:
-        self.http.close()
 
 
 class Player:
@@ -104,7 +70,7 @@ class Player:
     def __init__(self, base_url: str, apis: tuple[Api, Api]) -> None:
         self.apis = apis
         self.user_ids = [api.get("/me/")["id"] for api in apis]
-        self.connections = [Connection(base_url, api.token) for api in apis]
+        self.connections = [Wire(base_url, api.token) for api in apis]
         self.ready: list[tuple[int, dict]] = []  # (match id, its first view)
         self.setups = 0  # matches set up in the middle of play
         self.set_up()
@@ -117,8 +83,8 @@ class Player:
                 "id"
             ]
             join_match(guest, match_id)
-            _, view = self.connections[0].request("GET", f"{API}/matches/{match_id}/")
-            self.ready.append((match_id, view))
+            _, view, _ = self.connections[0].exchange("GET", f"/matches/{match_id}/")
+            self.ready.append((match_id, json.loads(view)))
 
     def step(self) -> int:
         view = self.view
@@ -140,14 +106,14 @@ class Player:
                 "quantity": 1 if bid is None else bid["quantity"] + 1,
                 "face": 6,
             }
-        status, answer = self.connections[mover].request(
+        status, answer, _ = self.connections[mover].exchange(
             "POST",
-            f"{API}/matches/{self.match_id}/actions/",
+            f"/matches/{self.match_id}/actions/",
             {**action, "expected_version": view["version"]},
         )
         if status != 201:
-            raise RuntimeError(f"POST {action} -> {status}: {answer}")
-        self.view = answer
+            raise RuntimeError(f"POST {action} -> {status}: {answer[:300]!r}")
+        self.view = json.loads(answer)
         return 1
 
     def close(self) -> None:
@@ -215,11 +181,11 @@ def measure(server: Server, workers: list[Callable[[], int]], seconds: float) ->
     )
 
 
-def get(connection: Connection, path: str, expected: int = 200) -> Callable[[], int]:
+def get(connection: Wire, path: str, expected: int = 200) -> Callable[[], int]:
     def work() -> int:
-        status, body = connection.request("GET", path)
+        status, body, _ = connection.exchange("GET", path)
         if status != expected:
-            raise RuntimeError(f"GET {path} -> {status}, not {expected}: {body}")
+            raise RuntimeError(f"GET {path} -> {status}, not {expected}: {body[:300]!r}")
         return 1
 
     return work
@@ -256,22 +222,22 @@ def run(
         matches = math.ceil((seconds + 1) * 400 / 30 / connections)
         with ThreadPoolExecutor(max_workers=8) as pool:
             list(pool.map(lambda player: player.set_up(matches), players))
-    opened: list[Connection] = []
+    opened: list[Wire] = []
 
     def each(path: str, *, signed_in: bool = True, expected: int = 200) -> list[Callable[[], int]]:
         workers = []
         for player in players:
-            connection = Connection(server.base_url, player.apis[0].token if signed_in else None)
+            connection = Wire(server.base_url, player.apis[0].token if signed_in else None)
             opened.append(connection)
             workers.append(get(connection, path.format(match_id=player.match_id), expected))
         return workers
 
     kinds: dict[str, Callable[[], list[Callable[[], int]]]] = {
-        "GET unknown path": lambda: each(f"{API}/no-such-path/", signed_in=False, expected=404),
-        "GET rulesets": lambda: each(f"{API}/rulesets/", signed_in=False),
-        "GET me": lambda: each(f"{API}/me/"),
-        "GET match": lambda: each(API + "/matches/{match_id}/"),
-        "GET events (answer)": lambda: each(API + "/matches/{match_id}/events/?after=0&wait=5"),
+        "GET unknown path": lambda: each("/no-such-path/", signed_in=False, expected=404),
+        "GET rulesets": lambda: each("/rulesets/", signed_in=False),
+        "GET me": lambda: each("/me/"),
+        "GET match": lambda: each("/matches/{match_id}/"),
+        "GET events (answer)": lambda: each("/matches/{match_id}/events/?after=0&wait=5"),
         "POST action": lambda: [player.step for player in players],
     }
     results = {}
