@@ -11,6 +11,7 @@ from core.fields import StrictCharField, StrictIntegerField
 from core.idempotency import IDEMPOTENCY_HEADER, IdempotentView, idempotent
 from core.pagination import CursorQuery, cursor_page
 from core.query import parse_query
+from core.schema import problems
 from games import matchmaking
 from games.apis import NewestFirst
 from games.models import Challenge
@@ -102,6 +103,7 @@ class ChallengeListCreateApi(IdempotentView, APIView):
         description="Each challenged player gets a `challenge_received` account event (and "
         "webhook). The match starts, you in seat 0, once every one accepts; one refusal "
         "ends the challenge; unanswered, it expires (`expires_at`).",
+        extensions=problems({409: ["insufficient_chips"]}),
     )
     @idempotent
     def post(self, request: Request) -> Response:
@@ -122,7 +124,11 @@ class _ChallengeAnswerApi(IdempotentView, APIView):
         return _challenge(self.answer(request, challenge_id))
 
 
-def _answer_schema(summary: str, description: str):
+# A challenge no longer waiting for answers.
+_CLOSED = ["challenge_closed", "challenge_expired"]
+
+
+def _answer_schema(summary: str, description: str, errors: dict[int, list[str]]):
     return extend_schema(
         request=None,
         responses={200: ChallengeOutput},
@@ -130,6 +136,7 @@ def _answer_schema(summary: str, description: str):
         tags=["challenges"],
         summary=summary,
         description=description,
+        extensions=problems(errors),
     )
 
 
@@ -137,19 +144,28 @@ def _answer_schema(summary: str, description: str):
     "Accept a challenge",
     "The last acceptance starts the match (`match_id`); everyone gets a "
     "`challenge_accepted` account event.",
+    {403: ["not_challenged"], 409: [*_CLOSED, "insufficient_chips"]},
 )
 class ChallengeAcceptApi(_ChallengeAnswerApi):
     def answer(self, request: Request, challenge_id: int) -> Challenge:
         return challenges.challenge_accept(challenge_id=challenge_id, user=request.user)
 
 
-@_answer_schema("Decline a challenge", "It ends for everyone (`challenge_declined` event).")
+@_answer_schema(
+    "Decline a challenge",
+    "It ends for everyone (`challenge_declined` event).",
+    {403: ["not_challenged"], 409: _CLOSED},
+)
 class ChallengeDeclineApi(_ChallengeAnswerApi):
     def answer(self, request: Request, challenge_id: int) -> Challenge:
         return challenges.challenge_decline(challenge_id=challenge_id, user=request.user)
 
 
-@_answer_schema("Cancel your challenge", "The challenged get a `challenge_cancelled` event.")
+@_answer_schema(
+    "Cancel your challenge",
+    "The challenged get a `challenge_cancelled` event.",
+    {403: ["not_challenger"], 409: _CLOSED},
+)
 class ChallengeCancelApi(_ChallengeAnswerApi):
     def answer(self, request: Request, challenge_id: int) -> Challenge:
         return challenges.challenge_cancel(challenge_id=challenge_id, user=request.user)

@@ -10,6 +10,7 @@ from core.fields import StrictIntegerField
 from core.idempotency import IDEMPOTENCY_HEADER, IdempotentView, idempotent
 from core.pagination import CursorQuery, cursor_page
 from core.query import parse_query
+from core.schema import problems
 from games import matchmaking
 from games.apis import NewestFirst
 from games.models import Seek
@@ -82,6 +83,7 @@ class SeekListCreateApi(IdempotentView, APIView):
         "when that happens now; else `waiting` until a `seek_matched` account event (and "
         "webhook), or until `expires_at`. One waiting seek per player (409 "
         "`already_seeking`).",
+        extensions=problems({409: ["already_seeking", "insufficient_chips"]}),
     )
     @idempotent
     def post(self, request: Request) -> Response:
@@ -106,6 +108,7 @@ class SeekDetailApi(APIView):
         tags=["quick play"],
         summary="Withdraw a waiting seek",
         description="409 `seek_closed` once it is matched, cancelled or expired.",
+        extensions=problems({409: ["seek_closed"]}),
     )
     def delete(self, request: Request, seek_id: int) -> Response:
         seeks.seek_cancel(seek_id=seek_id, user=request.user)
