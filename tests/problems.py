@@ -1,8 +1,10 @@
 """Assertions on the API's problem+json errors, shared by the test packages."""
 
 import functools
-import re
-from typing import Any
+
+from drf_spectacular.generators import SchemaGenerator
+
+from tests.api.contract import Contract
 
 
 def assert_problem(response, status: int, code: str) -> dict:
@@ -21,7 +23,8 @@ def assert_problem(response, status: int, code: str) -> dict:
 def _assert_documented(response, status: int, code: str) -> None:
     request = getattr(response, "request", None) or {}
     path, method = request.get("PATH_INFO"), request.get("REQUEST_METHOD")
-    operation = _operation(path, method) if path and method else None
+    template = _contract().template(path) if path and method else None
+    operation = _contract().document["paths"][template].get(method.lower()) if template else None
     if operation is None:
         return  # not an operation of the API (a page, the admin, /healthz)
     documented = operation["responses"].get(str(status))
@@ -32,23 +35,6 @@ def _assert_documented(response, status: int, code: str) -> None:
     )
 
 
-def _operation(path: str, method: str) -> dict[str, Any] | None:
-    for pattern, template in _routes():
-        if pattern.match(path):
-            return _document()["paths"][template].get(method.lower())
-    return None
-
-
 @functools.cache
-def _document() -> dict[str, Any]:
-    from drf_spectacular.generators import SchemaGenerator
-
-    return SchemaGenerator().get_schema(request=None, public=True)
-
-
-@functools.cache
-def _routes() -> list[tuple[re.Pattern, str]]:
-    return [
-        (re.compile("^" + re.sub(r"\{[^}]+\}", "[^/]+", template) + "$"), template)
-        for template in _document()["paths"]
-    ]
+def _contract() -> Contract:
+    return Contract(SchemaGenerator().get_schema(request=None, public=True))

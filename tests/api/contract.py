@@ -51,10 +51,14 @@ class Contract:
     def component(self, name: str) -> Draft202012Validator:
         return self.validator({"$ref": f"#/components/schemas/{name}"})
 
+    def template(self, path: str) -> str | None:
+        """The document's path (with `{parameters}`) that `path` falls under, if any."""
+        return next((t for pattern, t in self.routes if pattern.match(path)), None)
+
     def check(self, method: str, path: str, response: Any) -> Any:
         """Asserts that `response` is one the document lists for this operation, with a
         body that fits its schema exactly; returns the body."""
-        template = next((t for pattern, t in self.routes if pattern.match(path)), None)
+        template = self.template(path)
         assert template is not None, f"{path} is not in the schema"
         operation = self.document["paths"][template][method.lower()]
         status = str(response.status_code)
