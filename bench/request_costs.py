@@ -191,14 +191,16 @@ def get(connection: Wire, path: str, expected: int = 200) -> Callable[[], int]:
     return work
 
 
-KINDS = (
-    "GET unknown path",
-    "GET rulesets",
-    "GET me",
-    "GET match",
-    "GET events (answer)",
-    "POST action",
-)
+# The GETs: (path under /api/v1, signed in, the status expected); `{match_id}` is the
+# connection's own match.
+GETS = {
+    "GET unknown path": ("/no-such-path/", False, 404),
+    "GET rulesets": ("/rulesets/", False, 200),
+    "GET me": ("/me/", True, 200),
+    "GET match": ("/matches/{match_id}/", True, 200),
+    "GET events (answer)": ("/matches/{match_id}/events/?after=0&wait=5", True, 200),
+}
+KINDS = (*GETS, "POST action")
 
 
 def run(
@@ -224,7 +226,7 @@ def run(
             list(pool.map(lambda player: player.set_up(matches), players))
     opened: list[Wire] = []
 
-    def each(path: str, *, signed_in: bool = True, expected: int = 200) -> list[Callable[[], int]]:
+    def each(path: str, signed_in: bool, expected: int) -> list[Callable[[], int]]:
         workers = []
         for player in players:
             connection = Wire(server.base_url, player.apis[0].token if signed_in else None)
@@ -232,18 +234,11 @@ def run(
             workers.append(get(connection, path.format(match_id=player.match_id), expected))
         return workers
 
-    kinds: dict[str, Callable[[], list[Callable[[], int]]]] = {
-        "GET unknown path": lambda: each("/no-such-path/", signed_in=False, expected=404),
-        "GET rulesets": lambda: each("/rulesets/", signed_in=False),
-        "GET me": lambda: each("/me/"),
-        "GET match": lambda: each("/matches/{match_id}/"),
-        "GET events (answer)": lambda: each("/matches/{match_id}/events/?after=0&wait=5"),
-        "POST action": lambda: [player.step for player in players],
-    }
     results = {}
     for name in KINDS:
         if only is None or name in only:
-            results[name] = measure(server, kinds[name](), seconds)
+            workers = [player.step for player in players] if name not in GETS else each(*GETS[name])
+            results[name] = measure(server, workers, seconds)
     setups = sum(player.setups for player in players)
     if setups:
         print(f"(POST action: {setups} matches set up during its run, their CPU in its figure)")
