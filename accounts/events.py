@@ -1,9 +1,9 @@
 """The account event store: per-user, ordered, kept at least ACCOUNT_EVENTS_KEEP_HOURS.
 
-Higher layers append (games: `your_turn`, `match_started`, `match_finished`, and the
-challenge and quick-play events of `games.services.account_events`) inside their own
-transaction; the account stream
-(`accounts.streams`) is woken on commit through `core.notifications`.
+The types and payloads are games' (`games.events`); its publisher
+(`games.services.publish`), the only caller of `account_events_append`, appends them
+inside the change's transaction. The account stream (`accounts.streams`) is woken on
+commit through `core.notifications`.
 """
 
 import json
@@ -15,6 +15,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from accounts.models import AccountEvent, AccountEventCounter
+from core.fields import timestamp
 from core.notifications import listen_on, notify
 from core.prebuilt import Statement, Writes
 
@@ -37,7 +38,7 @@ _APPEND = f"""
 """
 
 
-def account_events_push(
+def account_events_append(
     entries: Iterable[tuple[int, str, dict[str, Any]]], writes: Writes | None = None
 ) -> None:
     """Appends (user_id, type, data) events in the caller's transaction, at once or, with
@@ -54,8 +55,9 @@ def account_events_push(
 
 def account_events_after(*, user_id: int, after: int, limit: int = 200) -> list[dict[str, Any]]:
     rows = AccountEvent.objects.filter(user_id=user_id, seq__gt=after).order_by("seq")[:limit]
+    # Flat: the payload's fields beside the envelope's (`games.events` types them).
     return [
-        {"id": seq, "type": kind, "data": data, "created_at": created.isoformat()}
+        {"id": seq, "type": kind, "created_at": timestamp(created), **data}
         for seq, kind, data, created in rows.values_list("seq", "type", "data", "created_at")
     ]
 

@@ -1,5 +1,5 @@
-"""The caller's account stream (Server-Sent Events): `your_turn`, `match_started`,
-`match_finished` across all their matches, from the account event store
+"""The caller's account stream (Server-Sent Events): the account events of
+`games.events` (turns, matches, challenges, quick play), from the account event store
 (`accounts.events`). An async view that holds no thread and no database connection
 while it waits (see `core.live`)."""
 
@@ -36,7 +36,7 @@ from core.live import (
     token_still_valid,
 )
 from core.query import parse_query
-from core.schema import ServerSentEvent, problems
+from core.schema import event_stream, problems
 
 
 class AccountStreamQuery(serializers.Serializer):
@@ -61,20 +61,19 @@ class AccountStreamSchema(APIView):
         ],
         responses={
             (200, "text/event-stream"): OpenApiResponse(
-                response=ServerSentEvent,
                 description=(
-                    "Server-Sent Events for the caller's account, across all their matches: "
-                    "`id: <n>` (increasing per account), `event: your_turn|match_started|"
-                    "match_finished|challenge_received|challenge_accepted|...|seek_matched`, "
-                    "`data: {...}` (your_turn: `match_id`, `seat`, `version`, "
-                    "`turn_deadline`). Without a resume point the stream starts "
-                    "now; events are kept at least 24 h. A `: heartbeat` comment every 15 s."
+                    "Server-Sent Events for the caller's account, across all their matches "
+                    "and invitations: `id: <n>` (increasing per account), `event: <type>`, "
+                    "`data:` the event as one flat JSON object (`id`, `type`, `created_at` "
+                    "and the payload's fields, as the webhooks send them), typed per "
+                    "`event` below. Without a resume point the stream starts now; events "
+                    "are kept at least 24 h. A `: heartbeat` comment every 15 s."
                 ),
             )
         },
         tags=["accounts"],
         summary="Your account's events as they happen (Server-Sent Events)",
-        extensions=problems({429: ["too_many_streams"]}),
+        extensions={**problems({429: ["too_many_streams"]}), **event_stream("account")},
     )
     def get(self, request: Request) -> None:
         """Documents `account_stream`."""

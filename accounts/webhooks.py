@@ -1,5 +1,5 @@
-"""Signed turn notifications to a player's webhooks, delivered by Celery, never blocking
-play. Signature: `X-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`."""
+"""Signed account events POSTed to a player's webhooks, delivered by Celery, never
+blocking play. Signature: `X-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`."""
 
 import contextlib
 import hashlib
@@ -213,22 +213,26 @@ def _post(url: str, body: bytes, headers: dict[str, str]) -> int:
     return status
 
 
-def notify_players(*, user_ids: list[int], event: str, payload: dict[str, Any]) -> None:
-    """Records a delivery per active webhook of these players; sends after the commit."""
-    if not user_ids:
+def deliveries_record(bodies: list[tuple[int, dict[str, Any]]]) -> None:
+    """A delivery of each (user_id, body) to every active webhook of that user, in the
+    caller's transaction; each is sent after the commit. Only the publisher of games'
+    events (`games.services.publish`) calls it."""
+    if not bodies:
         return
-    hooks = list(
-        Webhook.objects.filter(user_id__in=user_ids, active=True).values_list("pk", flat=True)
-    )
-    if not hooks:
-        return
+    hooks: dict[int, list[int]] = {}
+    for pk, user_id in Webhook.objects.filter(
+        user_id__in={user_id for user_id, _ in bodies}, active=True
+    ).values_list("pk", "user_id"):
+        hooks.setdefault(user_id, []).append(pk)
     deliveries = WebhookDelivery.objects.bulk_create(
         [
-            WebhookDelivery(webhook_id=pk, event=event, payload={"event": event, **payload})
-            for pk in hooks
+            WebhookDelivery(webhook_id=pk, event=body["event"], payload=body)
+            for user_id, body in bodies
+            for pk in hooks.get(user_id, ())
         ]
     )
-    _enqueue([(d.pk, 0) for d in deliveries])
+    if deliveries:
+        _enqueue([(d.pk, 0) for d in deliveries])
 
 
 def _enqueue(attempts_by_id: list[tuple[int, int]]) -> None:

@@ -163,10 +163,11 @@ class NullFieldExtension(OpenApiSerializerFieldExtension):
         return {"type": "null"}
 
 
-class ServerSentEvent(serializers.Serializer):
-    """One message of an event stream, by its fields: the schema each streamed event
-    follows (clients and schema checkers read a stream message by message)."""
+# An operation's extension naming the events its `text/event-stream` carries (`match` or
+# `account`); `games.events.add_event_schemas` types its messages from the registry.
+STREAM_EXTENSION = "x-event-stream"
 
-    id = serializers.CharField(help_text="Resume after it with `Last-Event-ID`.")
-    event = serializers.CharField(help_text="The event's type.")
-    data = serializers.CharField(help_text="The event as JSON.")
+
+def event_stream(kind: str) -> dict[str, Any]:
+    """`extend_schema(extensions=...)` value: this operation streams `kind` events."""
+    return {STREAM_EXTENSION: kind}

@@ -448,7 +448,8 @@ class AccountClient:
             self.take_turns(summary["id"])
 
     def events(self) -> Iterator[tuple[int, str, dict[str, Any]]]:
-        """(id, type, data) from the account stream, until the server ends it."""
+        """(id, type, event) from the account stream, until the server ends it; the event
+        is one flat object (`id`, `type`, `created_at` and the payload's fields)."""
         headers = {"Authorization": f"Bearer {self.api.token}"}
         params = {}
         if self.last_event_id is not None:
@@ -478,12 +479,11 @@ class AccountClient:
                 self.catch_up()
                 for event_id, kind, event in self.events():
                     self.last_event_id = event_id
-                    data = event["data"]
                     if kind == "your_turn":
-                        self.take_turns(data["match_id"])
-                    elif kind == "match_finished" and data["match_id"] not in self.finished:
-                        final = self.api.get(f"/matches/{data['match_id']}/", route="GET match")
-                        self.finished[data["match_id"]] = final
+                        self.take_turns(event["match_id"])
+                    elif kind == "match_finished" and event["match_id"] not in self.finished:
+                        final = self.api.get(f"/matches/{event['match_id']}/", route="GET match")
+                        self.finished[event["match_id"]] = final
                         self._say(result_line(final))
                     if matches is not None and len(self.finished) >= matches:
                         break

@@ -42,7 +42,7 @@ def _rank() -> serializers.ChoiceField:
 SEAT_KEY_HELP = "Keys are seat numbers as strings."
 
 
-def _seat_map(child: serializers.Field, help_text: str = SEAT_KEY_HELP) -> serializers.DictField:
+def seat_map(child: serializers.Field, help_text: str = SEAT_KEY_HELP) -> serializers.DictField:
     return serializers.DictField(child=child, help_text=help_text)
 
 
@@ -63,7 +63,7 @@ class HandField(serializers.ListField):
     pass
 
 
-def _union(
+def union(
     name: str, key: str, members: dict[str, type], many: bool = False
 ) -> PolymorphicProxySerializer:
     """A union discriminated by `key` (each member's ConstField of that name)."""
@@ -118,7 +118,7 @@ class PokerDiceRules(PokerDiceOptions):
     family = ConstField("poker_dice")
 
 
-RULES = _union("Rules", "family", {"common_pool": CommonPoolRules, "poker_dice": PokerDiceRules})
+RULES = union("Rules", "family", {"common_pool": CommonPoolRules, "poker_dice": PokerDiceRules})
 
 
 class RuleOptionsInput(CommonPoolOptions, PokerDiceOptions):
@@ -142,7 +142,7 @@ class PokerDiceRuleset(serializers.Serializer):
     options = PokerDiceOptions()
 
 
-RULESETS = _union(
+RULESETS = union(
     "Ruleset",
     "family",
     {"common_pool": CommonPoolRuleset, "poker_dice": PokerDiceRuleset},
@@ -208,7 +208,7 @@ class RerollRecord(serializers.Serializer):
     rerolled = serializers.IntegerField(help_text="How many dice were rerolled.")
 
 
-COMMON_POOL_ACTION = _union(
+COMMON_POOL_ACTION = union(
     "CommonPoolActionRecord",
     "type",
     {
@@ -220,7 +220,7 @@ COMMON_POOL_ACTION = _union(
     },
     many=True,
 )
-POKER_DICE_ACTION = _union(
+POKER_DICE_ACTION = union(
     "PokerDiceActionRecord",
     "type",
     {
@@ -238,7 +238,7 @@ POKER_DICE_ACTION = _union(
 
 class CommonPoolBidLegal(serializers.Serializer):
     type = ConstField("bid")
-    min_quantity_by_face = _seat_map(
+    min_quantity_by_face = seat_map(
         serializers.IntegerField(),
         'The lowest legal quantity for each face (keys "1".."6"); a face is absent '
         "when no bid on it is legal.",
@@ -303,7 +303,7 @@ class PokerDiceChallengeLegal(serializers.Serializer):
     type = ConstField("challenge")
 
 
-COMMON_POOL_LEGAL = _union(
+COMMON_POOL_LEGAL = union(
     "CommonPoolLegalAction",
     "type",
     {
@@ -315,7 +315,7 @@ COMMON_POOL_LEGAL = _union(
     },
     many=True,
 )
-POKER_DICE_LEGAL = _union(
+POKER_DICE_LEGAL = union(
     "PokerDiceLegalAction",
     "type",
     {
@@ -362,8 +362,8 @@ class CommonPoolResult(serializers.Serializer):
     challenger_seat = serializers.IntegerField()
     target_seat = serializers.IntegerField()
     actual_count = serializers.IntegerField(help_text="Dice matching the bid (wilds included).")
-    losses = _seat_map(serializers.IntegerField(), "Dice lost per seat.")
-    gains = _seat_map(serializers.IntegerField(), "Dice gained per seat (a correct exact).")
+    losses = seat_map(serializers.IntegerField(), "Dice lost per seat.")
+    gains = seat_map(serializers.IntegerField(), "Dice gained per seat (a correct exact).")
     winner_seat = serializers.IntegerField()
     chips = ChipMove(many=True, required=False, help_text=_RESULT_HELP)
 
@@ -376,8 +376,8 @@ class PokerDiceResult(serializers.Serializer):
     target_seat = serializers.IntegerField()
     actual_count = NullField()
     actual_hand = serializers.ListField(child=_rank(), help_text="The box, best first.")
-    losses = _seat_map(serializers.IntegerField(), "Lives lost per seat.")
-    gains = _seat_map(serializers.IntegerField(), "Always empty.")
+    losses = seat_map(serializers.IntegerField(), "Lives lost per seat.")
+    gains = seat_map(serializers.IntegerField(), "Always empty.")
     winner_seat = serializers.IntegerField()
     chips = ChipMove(many=True, required=False, help_text=_RESULT_HELP)
 
@@ -390,8 +390,8 @@ class RoundRecordBase(serializers.Serializer):
     )
     aborted = serializers.BooleanField(required=False, help_text="A moderator aborted it.")
     chips = ChipMove(many=True, required=False, help_text=_RESULT_HELP)
-    dice_commitments = _seat_map(serializers.CharField(), _RESULT_HELP)
-    salts = _seat_map(serializers.CharField(), f"Open the commitments. {_RESULT_HELP}")
+    dice_commitments = seat_map(serializers.CharField(), _RESULT_HELP)
+    salts = seat_map(serializers.CharField(), f"Open the commitments. {_RESULT_HELP}")
 
     def get_fields(self):
         fields = super().get_fields()
@@ -402,12 +402,12 @@ class RoundRecordBase(serializers.Serializer):
 
 class CommonPoolRoundRecord(RoundRecordBase):
     actions = COMMON_POOL_ACTION
-    dice = _seat_map(
+    dice = seat_map(
         serializers.ListField(child=serializers.IntegerField()),
         "Every seat's dice at the reveal, shown ones included.",
     )
-    shown = _seat_map(serializers.ListField(child=serializers.IntegerField()), "Shown dice.")
-    rolls = _seat_map(
+    shown = seat_map(serializers.ListField(child=serializers.IntegerField()), "Shown dice.")
+    rolls = seat_map(
         serializers.ListField(child=serializers.ListField(child=serializers.IntegerField())),
         "Every roll of the seats that showed and rerolled.",
     )
@@ -465,7 +465,7 @@ class RoundBase(serializers.Serializer):
     turn_seat = serializers.IntegerField()
     turn_deadline = serializers.DateTimeField(allow_null=True)
     pots = Pots()
-    dice_commitments = _seat_map(
+    dice_commitments = seat_map(
         serializers.CharField(),
         'sha256("<salt>:<d1>,<d2>,...") per seat (poker dice: key "box"); the round '
         "record publishes the salts.",
@@ -478,8 +478,8 @@ class CommonPoolRound(RoundBase):
     your_dice = serializers.ListField(
         child=serializers.IntegerField(), allow_null=True, help_text="Your cup; null if unseated."
     )
-    shown_dice = _seat_map(serializers.ListField(child=serializers.IntegerField()))
-    dice_counts = _seat_map(serializers.IntegerField(), "Dice per live seat.")
+    shown_dice = seat_map(serializers.ListField(child=serializers.IntegerField()))
+    dice_counts = seat_map(serializers.IntegerField(), "Dice per live seat.")
     passed = serializers.ListField(child=serializers.IntegerField())
     must_raise = serializers.BooleanField(help_text="After show_reroll: a bid must follow.")
     palifico = serializers.BooleanField(
@@ -495,7 +495,7 @@ class PokerDiceRound(RoundBase):
     direction = serializers.ChoiceField(choices=["left", "right"], allow_null=True)
     current_bid = PokerDiceCurrentBid(allow_null=True)
     actions = POKER_DICE_ACTION
-    lives = _seat_map(serializers.IntegerField())
+    lives = seat_map(serializers.IntegerField())
     your_dice = serializers.ListField(
         child=_rank(),
         allow_null=True,
@@ -568,7 +568,7 @@ class PokerDiceMatch(MatchBase):
     legal_actions = POKER_DICE_LEGAL
 
 
-MATCH = _union("Match", "family", {"common_pool": CommonPoolMatch, "poker_dice": PokerDiceMatch})
+MATCH = union("Match", "family", {"common_pool": CommonPoolMatch, "poker_dice": PokerDiceMatch})
 
 
 class CommonPoolRounds(serializers.Serializer):
@@ -583,208 +583,16 @@ class PokerDiceRounds(serializers.Serializer):
     current = PokerDiceRound(allow_null=True, help_text="The round in play as you see it.")
 
 
-ROUNDS = _union(
-    "Rounds", "family", {"common_pool": CommonPoolRounds, "poker_dice": PokerDiceRounds}
-)
+ROUNDS = union("Rounds", "family", {"common_pool": CommonPoolRounds, "poker_dice": PokerDiceRounds})
 
 
 # --- events ---------------------------------------------------------------------------
 
 
-def _round_record(**kwargs) -> PolymorphicProxySerializer:
+def round_record(**kwargs) -> PolymorphicProxySerializer:
     return PolymorphicProxySerializer(
         component_name="RoundRecord",
         serializers=[CommonPoolRoundRecord, PokerDiceRoundRecord],
         resource_type_field_name=None,
         **kwargs,
     )
-
-
-class MatchCreatedData(serializers.Serializer):
-    type = ConstField("match_created")
-    ruleset = serializers.CharField()
-    rules = RULES
-    max_players = serializers.IntegerField()
-    buy_in = serializers.IntegerField()
-    ante = serializers.IntegerField()
-
-
-class PlayerJoinedData(serializers.Serializer):
-    type = ConstField("player_joined")
-    seat = serializers.IntegerField()
-    player = PlayerRef()
-
-
-class PlayerLeftData(serializers.Serializer):
-    type = ConstField("player_left")
-    seat = serializers.IntegerField()
-    player = PlayerRef()
-    reason = serializers.CharField(required=False, help_text="e.g. insufficient_chips.")
-
-
-class CreatorChangedData(serializers.Serializer):
-    type = ConstField("creator_changed")
-    seat = serializers.IntegerField()
-    player = PlayerRef()
-
-
-class SeatedPlayer(serializers.Serializer):
-    seat = serializers.IntegerField()
-    player = PlayerRef()
-
-
-class MatchStartedData(serializers.Serializer):
-    type = ConstField("match_started")
-    seats = SeatedPlayer(many=True)
-
-
-class MatchAbortedData(serializers.Serializer):
-    type = ConstField("match_aborted")
-    reason = serializers.CharField()
-    chips = ChipMove(many=True, required=False, help_text="Refunds.")
-    round = _round_record(required=False, help_text="The round in play, revealed.")
-
-
-class CommonPoolRoundStartedData(serializers.Serializer):
-    type = ConstField("round_started")
-    number = serializers.IntegerField()
-    opener_seat = serializers.IntegerField()
-    dice_counts = _seat_map(serializers.IntegerField(), "Dice per live seat.")
-    roll_off = serializers.ListField(
-        child=serializers.DictField(child=serializers.IntegerField()), required=False
-    )
-    palifico = serializers.BooleanField(required=False, help_text="true: a palifico round.")
-
-
-class PokerDiceRoundStartedData(serializers.Serializer):
-    type = ConstField("round_started")
-    number = serializers.IntegerField()
-    opener_seat = serializers.IntegerField(help_text="Player one.")
-    lives = _seat_map(serializers.IntegerField())
-
-
-class DiceCommittedData(serializers.Serializer):
-    type = ConstField("dice_committed")
-    round = serializers.IntegerField()
-    dice_commitments = _seat_map(serializers.CharField())
-
-
-class RoundFinishedData(serializers.Serializer):
-    type = ConstField("round_finished")
-    round = _round_record()
-
-
-class RoundVoidedData(serializers.Serializer):
-    type = ConstField("round_voided")
-    number = serializers.IntegerField()
-    seat = serializers.IntegerField(help_text="Who forfeited.")
-    round = _round_record()
-
-
-class DiceLostData(serializers.Serializer):
-    type = ConstField("dice_lost")
-    seat = serializers.IntegerField()
-    count = serializers.IntegerField()
-    dice_left = serializers.IntegerField()
-
-
-class DiceGainedData(DiceLostData):
-    type = ConstField("dice_gained")
-
-
-class LifeLostData(serializers.Serializer):
-    type = ConstField("life_lost")
-    seat = serializers.IntegerField()
-    count = serializers.IntegerField()
-    lives_left = serializers.IntegerField()
-
-
-class PlayerOutData(serializers.Serializer):
-    type = ConstField("player_out")
-    seat = serializers.IntegerField()
-    reason = serializers.ChoiceField(choices=["dice", "lives", "forfeit"])
-
-
-class MatchFinishedData(serializers.Serializer):
-    type = ConstField("match_finished")
-    winner_seats = serializers.ListField(child=serializers.IntegerField())
-    elimination_order = serializers.ListField(child=serializers.IntegerField())
-    placements = _seat_map(serializers.IntegerField(), "Place per seat (1 = best).")
-    loser_seat = serializers.IntegerField(required=False, help_text="Poker dice.")
-
-
-class TurnTimedOutData(serializers.Serializer):
-    type = ConstField("turn_timed_out")
-    seat = serializers.IntegerField()
-    policy = serializers.ChoiceField(choices=["auto", "challenge", "forfeit"])
-    consecutive = serializers.IntegerField()
-    late_ms = serializers.IntegerField()
-
-
-class ChatData(serializers.Serializer):
-    type = ConstField("chat")
-    message_id = serializers.IntegerField()
-    author = PlayerRef(required=False, help_text="Absent once moderators hid the message.")
-    text = serializers.CharField(required=False, help_text="Absent once hidden.")
-    hidden = serializers.BooleanField(required=False, help_text="True once hidden.")
-
-
-def _either(name: str, pool: type, poker: type) -> PolymorphicProxySerializer:
-    return PolymorphicProxySerializer(
-        component_name=name, serializers=[pool, poker], resource_type_field_name=None
-    )
-
-
-# The `data` of each event type; `data.type` repeats the event's `type`.
-EVENT_DATA: dict[str, serializers.Serializer] = {
-    "match_created": MatchCreatedData,
-    "player_joined": PlayerJoinedData,
-    "player_left": PlayerLeftData,
-    "creator_changed": CreatorChangedData,
-    "match_started": MatchStartedData,
-    "match_aborted": MatchAbortedData,
-    "round_started": _either(
-        "RoundStartedData", CommonPoolRoundStartedData, PokerDiceRoundStartedData
-    ),
-    "dice_committed": DiceCommittedData,
-    "bid": _either("BidData", CommonPoolBidRecord, PokerDiceBidRecord),
-    "show_reroll": ShowRerollRecord,
-    "pass": PassRecord,
-    "exact": ExactRecord,
-    "accept": AcceptRecord,
-    "reroll": RerollRecord,
-    "challenge": ChallengeRecord,
-    "round_finished": RoundFinishedData,
-    "round_voided": RoundVoidedData,
-    "dice_lost": DiceLostData,
-    "dice_gained": DiceGainedData,
-    "life_lost": LifeLostData,
-    "player_out": PlayerOutData,
-    "match_finished": MatchFinishedData,
-    "turn_timed_out": TurnTimedOutData,
-    "chat": ChatData,
-}
-
-
-def _event_envelope(kind: str, data: serializers.Serializer) -> type[serializers.Serializer]:
-    name = "".join(part.title() for part in kind.split("_")) + "Event"
-    fields = {
-        "seq": serializers.IntegerField(),
-        "type": ConstField(kind),
-        "data": data if isinstance(data, PolymorphicProxySerializer) else data(),
-        "created_at": serializers.DateTimeField(),
-    }
-    return type(name, (serializers.Serializer,), fields)
-
-
-EVENT = _union(
-    "Event",
-    "type",
-    {kind: _event_envelope(kind, data) for kind, data in EVENT_DATA.items()},
-    many=True,
-)
-
-
-class EventsOutput(serializers.Serializer):
-    events = EVENT
-    last_seq = serializers.IntegerField(help_text="Send as `after` in the next call.")

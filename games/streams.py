@@ -39,12 +39,12 @@ from core.live import (
     token_still_valid,
 )
 from core.query import parse_query
-from core.schema import ServerSentEvent, problems
+from core.schema import event_stream, problems
 from games import selectors
+from games.events import EventsOutput
 from games.models import Match
 from games.notify import CHANNEL
 from games.serializers import EventsQuery
-from games.shapes import EventsOutput
 
 # Events after which a match writes nothing more.
 FINAL_EVENTS = frozenset({"match_finished", "match_aborted"})
@@ -252,7 +252,6 @@ class MatchStreamSchema(APIView):
         parameters=[StreamQuery, LAST_EVENT_ID],
         responses={
             (200, "text/event-stream"): OpenApiResponse(
-                response=ServerSentEvent,
                 description=(
                     "Server-Sent Events: `id: <seq>`, `event: <type>`, `data: <the event "
                     "as JSON>` for every event of the match log after the resume point, "
@@ -263,7 +262,7 @@ class MatchStreamSchema(APIView):
         },
         tags=["play"],
         summary="The match's events as they happen (Server-Sent Events)",
-        extensions=problems({429: ["too_many_streams"]}),
+        extensions={**problems({429: ["too_many_streams"]}), **event_stream("match")},
     )
     def get(self, request: Request, match_id: int) -> None:
         """Documents `match_stream`."""

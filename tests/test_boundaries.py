@@ -101,3 +101,49 @@ def test_nothing_points_outside_the_repository():
         if OUTSIDE in path.read_text(errors="ignore")
     ]
     assert offences == []
+
+
+# The event store's writers: rows of the match log, account events and webhook deliveries
+# are made only by the publisher, through the stores' own appenders.
+EVENT_WRITERS = {
+    "MatchEvent": {"games/services/publish.py"},
+    "account_events_append": {"games/services/publish.py", "accounts/events.py"},
+    "deliveries_record": {"games/services/publish.py", "accounts/webhooks.py"},
+    "WebhookDelivery": {"accounts/webhooks.py"},
+    "AccountEvent": {"accounts/events.py"},
+}
+
+
+def _creates(tree: ast.AST, name: str) -> list[int]:
+    """Lines that call `name(...)` (a row built, an appender called), or that create
+    rows of model `name` through its manager (`name.objects.create/bulk_create`)."""
+    lines = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == name:
+            lines.append(node.lineno)
+        elif (
+            isinstance(func, ast.Attribute)
+            and func.attr in ("create", "bulk_create", "get_or_create", "update_or_create")
+            and isinstance(func.value, ast.Attribute)
+            and isinstance(func.value.value, ast.Name)
+            and func.value.value.id == name
+        ):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_only_the_publisher_creates_event_and_delivery_rows():
+    found = []
+    for app in APPS:
+        for path in sorted((ROOT / app).rglob("*.py")):
+            relative = str(path.relative_to(ROOT))
+            if "/migrations/" in relative:
+                continue
+            tree = ast.parse(path.read_text(), filename=relative)
+            for name, allowed in EVENT_WRITERS.items():
+                if relative not in allowed:
+                    found += [f"{relative}:{line}: {name}" for line in _creates(tree, name)]
+    assert not found, "event or delivery rows made outside the publisher:\n" + "\n".join(found)

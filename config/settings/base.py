@@ -201,10 +201,6 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     # 3.1: JSON Schema 2020-12 shapes (`const` discriminators, `null` types) and `webhooks`.
     "OAS_VERSION": "3.1.0",
-    "WEBHOOKS": [
-        "accounts.serializers.YOUR_TURN_WEBHOOK",
-        "accounts.serializers.MATCH_FINISHED_WEBHOOK",
-    ],
     # Choice sets that share the field name `status` get names of their own.
     "ENUM_NAME_OVERRIDES": {
         "MatchStatusEnum": ["open", "active", "finished", "aborted"],
@@ -224,6 +220,8 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "core.schema.add_problem_responses",
+        # The account events, the `webhooks` section and the streams' messages.
+        "games.events.add_event_schemas",
     ],
     "APPEND_COMPONENTS": {
         "securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer"}},

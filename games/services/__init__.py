@@ -13,7 +13,7 @@ returns a `MatchChange`.
 * `challenges`    direct challenges: create, accept (the last starts the match),
                   decline, cancel, expire
 * `seeks`         quick play: pair compatible seeks into a match, cancel, expire
-* `account_events` events for a player's account (webhooks; an account stream hooks in)
+* `publish`       the one exit: match events, account events and webhook deliveries
 * `bot_players`   the server's bot-player accounts and their funding
 * `locks`, `table`, `schedule`  shared: row locks, events and results, tasks by name
 

@@ -1,7 +1,7 @@
 """Direct challenges: a player invites named players to a match with set rules; the
 match starts once every one of them accepts. One refusal ends the challenge; the
 challenger may cancel it; unanswered, it expires. The challenged hear of it as an
-account event (`account_events.announce`: their webhooks, and any account stream).
+account event (`publish`: their webhooks and account stream).
 
 Locks: the challenge row first (before any match row: `locks` step 0), so two answers
 at once are taken one after the other and exactly one of them starts the match."""
@@ -17,26 +17,33 @@ from django.utils import timezone
 from accounts.models import User
 from core.errors import ConflictError, InvalidInput, NotFoundError, PermissionDeniedError
 from games import engine
+from games.events import (
+    ChallengeAccepted,
+    ChallengeCancelled,
+    ChallengeDeclined,
+    ChallengeExpired,
+    ChallengeReceived,
+)
 from games.models import Challenge, ChallengeInvite, Match
-from games.services.account_events import announce
 from games.services.lobby import check_wallet, match_create, match_join
 from games.services.play import rules_error
+from games.services.publish import Notice, publish
 
 
 class ChallengeClosed(ConflictError):
     code = "challenge_closed"
 
 
-def _summary(challenge: Challenge) -> dict[str, Any]:
-    return {
-        "challenge_id": challenge.pk,
-        "challenger": challenge.challenger.username,
-        "ruleset": challenge.ruleset,
-        "turn_seconds": challenge.turn_seconds,
-        "buy_in": challenge.buy_in,
-        "ante": challenge.ante,
-        "expires_at": challenge.expires_at.isoformat(),
-    }
+def _received(challenge: Challenge) -> ChallengeReceived:
+    return ChallengeReceived(
+        challenge_id=challenge.pk,
+        challenger=challenge.challenger.username,
+        ruleset=challenge.ruleset,
+        turn_seconds=challenge.turn_seconds,
+        buy_in=challenge.buy_in,
+        ante=challenge.ante,
+        expires_at=challenge.expires_at,
+    )
 
 
 @transaction.atomic
@@ -85,7 +92,7 @@ def challenge_create(
     ChallengeInvite.objects.bulk_create(
         [ChallengeInvite(challenge=challenge, player=p) for p in players]
     )
-    announce(user_ids=[p.pk for p in players], type="challenge_received", data=_summary(challenge))
+    publish(notices=[Notice(p.pk, _received(challenge)) for p in players])
     return challenge
 
 
@@ -140,10 +147,12 @@ def challenge_accept(*, challenge_id: int, user: User) -> Challenge:
     challenge.match = _start_match(challenge, [i.player for i in invites])
     challenge.status = Challenge.Status.ACCEPTED
     challenge.save(update_fields=["status", "match"])
-    announce(
-        user_ids=[challenge.challenger_id, *(i.player_id for i in invites)],
-        type="challenge_accepted",
-        data={"challenge_id": challenge.pk, "match_id": challenge.match_id},
+    accepted = ChallengeAccepted(challenge_id=challenge.pk, match_id=challenge.match_id)
+    publish(
+        notices=[
+            Notice(user_id, accepted)
+            for user_id in [challenge.challenger_id, *(i.player_id for i in invites)]
+        ]
     )
     return challenge
 
@@ -194,15 +203,20 @@ def challenge_cancel(*, challenge_id: int, user: User) -> Challenge:
     return _close(challenge, Challenge.Status.CANCELLED, by=user)
 
 
+# The account event telling the others that a challenge closed, by how it closed.
+_CLOSED = {
+    Challenge.Status.DECLINED: ChallengeDeclined,
+    Challenge.Status.CANCELLED: ChallengeCancelled,
+    Challenge.Status.EXPIRED: ChallengeExpired,
+}
+
+
 def _close(challenge: Challenge, status: str, *, by: User | None) -> Challenge:
     challenge.status = status
     challenge.save(update_fields=["status"])
     others = [challenge.challenger_id, *challenge.invites.values_list("player_id", flat=True)]
-    announce(
-        user_ids=[pk for pk in others if by is None or pk != by.pk],
-        type=f"challenge_{status}",
-        data={"challenge_id": challenge.pk},
-    )
+    closed = _CLOSED[status](challenge_id=challenge.pk)
+    publish(notices=[Notice(pk, closed) for pk in others if by is None or pk != by.pk])
     return challenge
 
 

@@ -8,7 +8,8 @@ from core.errors import DomainError
 from games.errors import MessageHidden, NotSeated
 from games.models import ChatMessage, MatchEvent
 from games.services.locks import visible_match_lock
-from games.services.table import append_events, player_ref
+from games.services.publish import publish
+from games.services.table import player_ref
 
 
 @transaction.atomic
@@ -27,9 +28,11 @@ def message_post(*, match_id: int, user: User, text: str) -> ChatMessage:
             status=403,
         )
     message = ChatMessage.objects.create(match=match, author=user, text=text)
-    append_events(
-        match,
-        [{"type": "chat", "message_id": message.pk, "author": player_ref(user), "text": text}],
+    publish(
+        match=match,
+        events=[
+            {"type": "chat", "message_id": message.pk, "author": player_ref(user), "text": text}
+        ],
     )
     match.save(update_fields=["event_seq"])
     return message

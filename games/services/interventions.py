@@ -14,12 +14,12 @@ from accounts.services import user_deactivate
 from games import engine, stakes
 from games.errors import MatchEnded
 from games.models import Match, RoundRecord, Seat
-from games.services import announce
 from games.services.lobby import match_leave
 from games.services.locks import match_lock, matches_lock
-from games.services.play import reveal_commitments
+from games.services.play import match_finished_notices, reveal_commitments
+from games.services.publish import publish
 from games.services.schedule import schedule_turn_timeout
-from games.services.table import MatchChange, append_events
+from games.services.table import MatchChange
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,11 @@ def match_abort(*, match_id: int, actor: User) -> MatchAborted:
     }
     if revealed is not None:
         event["round"] = revealed
-    append_events(match, [event])
+    publish(
+        match=match,
+        events=[event],
+        notices=match_finished_notices(match, list(match.seats.select_related("player"))),
+    )
     match.save(
         update_fields=[
             "status",
@@ -67,7 +71,6 @@ def match_abort(*, match_id: int, actor: User) -> MatchAborted:
             "event_seq",
         ]
     )
-    announce.match_finished(match, list(match.seats.select_related("player")))
     return MatchAborted(change=MatchChange(match=match), status_before=was, chips=moves)
 
 

@@ -12,15 +12,15 @@ from accounts.models import User
 from core.errors import DomainError, InvalidInput
 from games import engine, fairness, stakes
 from games.errors import AlreadySeated, MatchFull, MatchNotOpen, NotCreator, NotSeated
+from games.events import MatchStarted
 from games.models import Match, Seat
-from games.services import announce
 from games.services.bot_players import server_bot
 from games.services.locks import visible_match_lock
 from games.services.play import apply_engine_events, rules_error
+from games.services.publish import publish, seat_notices
 from games.services.table import (
     LOBBY_FIELDS,
     MatchChange,
-    append_events,
     player_ref,
     seats_for_play,
 )
@@ -96,9 +96,9 @@ def match_create(
         opener_seat=opener_seat,
     )
     Seat.objects.create(match=match, seat=0, player=user, played_as_bot=user.is_bot)
-    append_events(
-        match,
-        [
+    publish(
+        match=match,
+        events=[
             {
                 "type": "match_created",
                 "ruleset": ruleset,
@@ -137,7 +137,7 @@ def match_leave(*, match_id: int, user: User) -> MatchChange:
     if seat is None:
         raise NotSeated("You have no seat in this match.")
     match.version += 1
-    append_events(match, _unseat(match, seat))
+    publish(match=match, events=_unseat(match, seat))
     match.save(update_fields=LOBBY_FIELDS)
     return MatchChange(match=match)
 
@@ -191,7 +191,10 @@ def _seat_player(match: Match, user: User) -> Seat:
     seat = Seat.objects.create(
         match=match, seat=_free_seat_number(match), player=user, played_as_bot=user.is_bot
     )
-    append_events(match, [{"type": "player_joined", "seat": seat.seat, "player": player_ref(user)}])
+    publish(
+        match=match,
+        events=[{"type": "player_joined", "seat": seat.seat, "player": player_ref(user)}],
+    )
     return seat
 
 
@@ -247,7 +250,7 @@ def _unseat_short_of_chips(match: Match) -> None:
     for seat in match.seats.select_related("player").order_by("seat"):
         if not seat.player.bot_strategy and wallet_balance(user=seat.player) < match.buy_in:
             events += _unseat(match, seat, reason="insufficient_chips")
-    append_events(match, events)
+    publish(match=match, events=events)
 
 
 # --- the start -----------------------------------------------------------------------
@@ -292,16 +295,16 @@ def _start(match: Match) -> MatchChange:
         raise InsufficientChips(
             "A player's chips changed as the match started; try again."
         ) from exc
-    append_events(
-        match,
-        [
+    publish(
+        match=match,
+        events=[
             {
                 "type": "match_started",
                 "seats": [{"seat": s.seat, "player": player_ref(s.player)} for s in seats],
             }
         ],
+        notices=seat_notices(seats, lambda s: MatchStarted(match_id=match.pk, seat=s.seat)),
     )
-    announce.match_started(match, seats)
     return apply_engine_events(
         match, seats, state, [e for e in events if e["type"] != "match_started"]
     )

@@ -10,7 +10,7 @@ by ascending id, so two transactions never wait on each other in a cycle):
    `stakes.*` calls (buy-ins, antes, pots, refunds);
 3. user rows, by ascending id: `users_lock` (ratings at a match's end, a ban);
 4. account event counters, by ascending user id, taken by `accounts.events`
-   (`services.announce`) as a change's last write.
+   (`services.publish`), with a change's last writes.
 
 Play locks its match, moves chips, then locks the players to rate them; a ban locks the
 banned player's matches, then the player. A service never locks a match after an account

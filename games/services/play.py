@@ -17,19 +17,17 @@ from django.conf import settings
 from django.utils import timezone
 
 from accounts.models import User
-from accounts.webhooks import notify_players
 from core import transactions
-from core.fields import timestamp
 from core.prebuilt import PrebuiltInsert, Writes
 from games import engine, fairness, stakes
 from games.errors import MatchNotActive, NotSeated, RulesRejected, StaleVersion
+from games.events import MatchFinished, YourTurn
 from games.fairness import commitment, new_salt
 from games.models import Match, MatchAction, RoundRecord, Seat
 from games.ratings import apply_match_result
-from games.services import announce
 from games.services.locks import users_lock
-from games.services.schedule import schedule_bot_turn, schedule_turn_timeout
-from games.services.table import PLAY_UPDATE, MatchChange, append_events, match_for_play
+from games.services.publish import Notice, publish, seat_notices
+from games.services.table import PLAY_UPDATE, MatchChange, match_for_play
 
 # A move's entry in the match's action log, written with the move's other writes.
 _LOG_INSERT = PrebuiltInsert(MatchAction)
@@ -245,15 +243,44 @@ def apply_engine_events(
     writes = Writes()
     if logged is not None:
         writes.add(_LOG_INSERT.statement([logged]))
-    append_events(match, ctx.public, writes)
+    publish(
+        match=match,
+        events=ctx.public,
+        notices=_notices(match, seats, ctx.by_number.get(turn), new_turn=new_turn),
+        turn=ctx.by_number[turn] if turn is not None else None,
+        writes=writes,
+    )
     writes.add(PLAY_UPDATE.statement(match))
-    if match.status == Match.Status.FINISHED:
-        announce.match_finished(match, seats, writes)
-    elif turn is not None and new_turn:
-        announce.your_turn(match, ctx.by_number[turn], writes)
     writes.run()
-    _after_commit(match, seats, turn, new_turn=new_turn)
     return MatchChange(match=match, seats=seats, state=state)
+
+
+def _notices(match: Match, seats: list[Seat], turn: Seat | None, *, new_turn: bool) -> list[Notice]:
+    """`match_finished` to everyone at the end; else `your_turn` to the player whose turn
+    begins (not at each step inside it)."""
+    if match.status == Match.Status.FINISHED:
+        return match_finished_notices(match, seats)
+    if turn is None or not new_turn:
+        return []
+    return seat_notices(
+        [turn],
+        lambda s: YourTurn(
+            match_id=match.pk, seat=s.seat, version=match.version, turn_deadline=match.turn_deadline
+        ),
+    )
+
+
+def match_finished_notices(match: Match, seats: list[Seat]) -> list[Notice]:
+    """`match_finished` for each person seated at `match`, finished or aborted."""
+    return seat_notices(
+        seats,
+        lambda s: MatchFinished(
+            match_id=match.pk,
+            seat=s.seat,
+            status=match.status,
+            winner_seats=list(match.winner_seats),
+        ),
+    )
 
 
 def turn_deadline(match: Match, seat: Seat) -> datetime:
@@ -266,36 +293,6 @@ def turn_deadline(match: Match, seat: Seat) -> datetime:
         # A server bot's move is a task; if it were lost the sweep plays it soon after this.
         seconds = min(seconds, settings.BOT_TURN_DEADLINE_SECONDS)
     return timezone.now() + timedelta(seconds=seconds)
-
-
-def _after_commit(match: Match, seats: list[Seat], turn: int | None, *, new_turn: bool) -> None:
-    """Work for after the commit: the bot's move, the timeout task, notifications (the
-    `your_turn` webhook only when a turn begins, not at each step inside it)."""
-    if match.status == Match.Status.FINISHED:
-        notify_players(
-            user_ids=[s.player_id for s in seats if getattr(s, "has_webhook", True)],
-            event="match_finished",
-            payload={"match_id": match.pk, "winner_seats": match.winner_seats},
-        )
-        return
-    if turn is None:
-        return
-    seat = next(s for s in seats if s.seat == turn)
-    player = seat.player
-    if player.bot_strategy:  # the server plays it (third-party bots play over the API)
-        schedule_bot_turn(match_id=match.pk, version=match.version)
-    elif new_turn and getattr(seat, "has_webhook", True):
-        notify_players(
-            user_ids=[player.pk],
-            event="your_turn",
-            payload={
-                "match_id": match.pk,
-                "version": match.version,
-                "seat": turn,
-                "turn_deadline": timestamp(match.turn_deadline),
-            },
-        )
-    schedule_turn_timeout(match_id=match.pk, version=match.version, deadline=match.turn_deadline)
 
 
 def _commitments(state: "engine.State", salts: dict[str, str]) -> dict[str, str]:

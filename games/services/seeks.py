@@ -23,10 +23,11 @@ from django.utils import timezone
 from accounts.models import Rating, User
 from core.errors import ConflictError, NotFoundError
 from games import engine
+from games.events import SeekMatched
 from games.models import Match, Seek
-from games.services.account_events import announce
 from games.services.lobby import check_wallet, match_create, match_join
 from games.services.play import rules_error
+from games.services.publish import Notice, publish
 from ledger.selectors import wallet_balance
 
 DEFAULT_RATING = Rating(mu=25.0, sigma=25.0 / 3.0).rating
@@ -124,12 +125,12 @@ def _pair(seek: Seek) -> None:
     for s in table:
         s.status, s.match = Seek.Status.MATCHED, match
     Seek.objects.bulk_update(table, ["status", "match"])
-    for s in table:
-        announce(
-            user_ids=[s.user_id],
-            type="seek_matched",
-            data={"seek_id": s.pk, "match_id": match.pk, "ruleset": match.ruleset},
-        )
+    publish(
+        notices=[
+            Notice(s.user_id, SeekMatched(seek_id=s.pk, match_id=match.pk, ruleset=match.ruleset))
+            for s in table
+        ]
+    )
 
 
 def _start_match(table: list[Seek]) -> Match:

@@ -1,21 +1,19 @@
-"""What every match service shares: the result it returns (`MatchChange`), the seats as
-a service loads them, and the match's public event log."""
+"""What every match service shares: the result it returns (`MatchChange`), the match and
+its seats as a service loads them."""
 
 from dataclasses import dataclass
 from typing import Any
 
 from accounts.models import User, Webhook
 from core.prebuilt import (
-    PrebuiltInsert,
     PrebuiltSelect,
     PrebuiltUpdate,
-    Writes,
     select_together,
     table,
 )
 from games import engine
 from games.errors import MatchNotFound
-from games.models import Match, MatchEvent, Seat
+from games.models import Match, Seat
 from games.selectors import match_visible
 from games.services.locks import MATCH_FOR_UPDATE
 
@@ -77,25 +75,6 @@ def match_for_play(match_id: int, user: User) -> tuple[Match, list[Seat]]:
     if not matches or not match_visible(matches[0], seats, user):
         raise MatchNotFound(f"No match {match_id}.")
     return matches[0], seats
-
-
-_EVENTS_INSERT = PrebuiltInsert(MatchEvent)
-
-
-def append_events(match: Match, events: list[dict[str, Any]], writes: Writes | None = None) -> None:
-    """Appends public events to the match's log (numbered from `match.event_seq`, which
-    the caller saves), at once or, with `writes`, with the caller's other writes; the
-    INSERT's trigger wakes the long polls once the transaction commits (games.notify)."""
-    if not events:
-        return
-    rows = []
-    for event in events:
-        match.event_seq += 1
-        rows.append(MatchEvent(match=match, seq=match.event_seq, type=event["type"], data=event))
-    queue = Writes() if writes is None else writes
-    queue.add(_EVENTS_INSERT.statement(rows))
-    if writes is None:
-        queue.run()
 
 
 def player_ref(user: User) -> dict[str, Any]:

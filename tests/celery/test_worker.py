@@ -154,10 +154,12 @@ def test_webhook_receiver_gets_verifiable_signatures(celery_processes):
             user=human, ruleset="classic", max_players=2, turn_seconds=60, bots=["random"]
         ).match
         wait_until(lambda: Match.objects.get(pk=match.pk).turn_seat == 0, timeout=30)
-        wait_until(lambda: _Receiver.received, timeout=30)
+        wait_until(
+            lambda: any(b'"your_turn"' in body for _, body in _Receiver.received), timeout=30
+        )
     finally:
         server.shutdown()
-    signature, body = _Receiver.received[0]
+    signature, body = next(r for r in _Receiver.received if b'"your_turn"' in r[1])
     parts = dict(p.split("=", 1) for p in signature.split(","))
     expected = hmac.new(secret.encode(), f"{parts['t']}.".encode() + body, hashlib.sha256)
     assert hmac.compare_digest(parts["v1"], expected.hexdigest())

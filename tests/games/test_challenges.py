@@ -45,7 +45,7 @@ def test_the_match_starts_when_every_challenged_player_accepts():
     assert delivery.payload["challenger"] == alice.username
     # The same event on the account stream, for a page that follows it.
     received = [e for e in account_events_after(user_id=bob.pk, after=0)]
-    assert [(e["type"], e["data"]["challenge_id"]) for e in received] == [
+    assert [(e["type"], e["challenge_id"]) for e in received] == [
         ("challenge_received", body["id"])
     ]
 
@@ -65,8 +65,16 @@ def test_the_match_starts_when_every_challenged_player_accepts():
     assert wallet_balance(user=alice) == wallet_balance(user=bob)
     started = WebhookDelivery.objects.get(webhook__user=bob, event="challenge_accepted")
     assert started.payload["match_id"] == match.pk
-    heard = {e["type"]: e["data"] for e in account_events_after(user_id=alice.pk, after=0)}
-    assert heard["challenge_accepted"] == {"challenge_id": body["id"], "match_id": match.pk}
+    heard = {e["type"]: e for e in account_events_after(user_id=alice.pk, after=0)}
+    accepted = heard["challenge_accepted"]
+    assert accepted == {
+        "id": accepted["id"],
+        "type": "challenge_accepted",
+        "created_at": accepted["created_at"],
+        "challenge_id": body["id"],
+        "match_id": match.pk,
+    }
+    assert accepted["created_at"].endswith("Z")
     assert_problem(
         c.post(f"{CHALLENGES}{body['id']}/accept/", {}, format="json"), 409, "challenge_closed"
     )

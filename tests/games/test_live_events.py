@@ -16,6 +16,7 @@ import pytest
 from django.db import connection
 
 from accounts.services import token_create
+from core.fields import timestamp
 from games.models import Match, MatchEvent
 from tests.factories import PlayerFactory
 from tests.games.helpers import MATCHES, create_and_fill, seated_players
@@ -142,13 +143,16 @@ def test_the_account_stream_announces_your_turn_within_a_second(live_asgi):
     stream.drop()
     turn = next(e for e in stream.events if e.type == "your_turn")
     match.refresh_from_db()
-    assert turn.data["data"] == {
+    assert turn.data == {  # flat: the envelope and the payload side by side
+        "id": turn.id,
+        "type": "your_turn",
+        "created_at": turn.data["created_at"],
         "match_id": match_id,
         "seat": seat_of[waiter.pk],
         "version": match.version,
-        "turn_deadline": match.turn_deadline.isoformat(),
+        "turn_deadline": timestamp(match.turn_deadline),
     }
-    assert turn.id == turn.data["id"]
+    assert turn.data["turn_deadline"].endswith("Z") and turn.data["created_at"].endswith("Z")
     assert took < 1.0, took
 
 
@@ -167,7 +171,7 @@ def test_the_account_stream_resumes_by_id_and_tells_start_and_end(live_asgi):
     ids = [e.id for e in stream.events]
     assert ids == sorted(ids) and len(set(ids)) == len(ids)
     finished = next(e for e in stream.events if e.type == "match_finished")
-    assert finished.data["data"]["status"] == "aborted"
+    assert finished.data["status"] == "aborted"
     # Resuming after the first event replays the rest, and nothing before it.
     again = StreamReader(
         f"{live_asgi.url}/api/v1/stream/", tokens[1], headers={"Last-Event-ID": str(ids[0])}
@@ -234,7 +238,7 @@ def test_chat_messages_wake_followers_as_chat_events(live_asgi):
     stream.drop()
     chat = stream.events[0]
     assert chat.type == "chat" and chat.id == seq + 1
-    assert chat.data["data"]["text"] == "hi"
+    assert chat.data["data"]["text"] == "hi"  # a match event: its payload is `data`
     assert chat.data["data"]["author"]["id"] == players[0][0].pk
 
 

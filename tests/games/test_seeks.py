@@ -48,12 +48,13 @@ def test_two_compatible_seeks_start_a_match_and_both_hear_of_it():
     event = WebhookDelivery.objects.get(webhook__user=alice, event="seek_matched")
     assert event.payload == {
         "event": "seek_matched",
+        "created_at": event.payload["created_at"],
         "seek_id": mine["id"],
         "match_id": match.pk,
         "ruleset": "classic",
     }
     for user in (alice, bob):
-        heard = {e["type"]: e["data"] for e in account_events_after(user_id=user.pk, after=0)}
+        heard = {e["type"]: e for e in account_events_after(user_id=user.pk, after=0)}
         assert heard["seek_matched"]["match_id"] == match.pk
     assert_problem(a.delete(f"{SEEKS}{mine['id']}/"), 409, "seek_closed")
 

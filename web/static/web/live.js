@@ -50,8 +50,8 @@ async function readEventStream(response, onMessage) {
   }
 }
 
-// A stream message as a match event {seq, type, data}, whichever the server sends: the
-// whole event object, or only its data with the seq and type in `id:` and `event:`.
+// A stream message as {seq, type, data}: a match event is sent whole ({seq, type, data,
+// created_at}); an account event is one flat object, which becomes the `data`.
 function asEvent(message) {
   let payload = null;
   try {

@@ -1,0 +1,82 @@
+"""Typed payloads: a frozen dataclass is both the JSON a client receives (`payload_json`)
+and that JSON's schema (`payload_schema`), so the two cannot drift.
+
+Field types: `int`, `str`, `bool`, `datetime` (RFC 3339 with `Z`), `list[T]`, a nested
+payload dataclass, `Literal[...]`, and `T | None`. `Annotated[T, "text"]` documents a
+field. Every field is always sent (a `None` as `null`), so every field is required.
+"""
+
+import types
+import typing
+from dataclasses import fields, is_dataclass
+from datetime import datetime
+from functools import cache
+from typing import Any
+
+from core.fields import timestamp
+
+_SCALARS: dict[type, dict[str, Any]] = {
+    int: {"type": "integer"},
+    str: {"type": "string"},
+    bool: {"type": "boolean"},
+    datetime: {"type": "string", "format": "date-time"},
+}
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return timestamp(value)
+    if isinstance(value, list | tuple):
+        return [_json_value(v) for v in value]
+    if is_dataclass(value):
+        return payload_json(value)
+    return value
+
+
+def payload_json(payload: Any) -> dict[str, Any]:
+    """The payload as the JSON object sent to clients."""
+    return {name: _json_value(getattr(payload, name)) for name in _field_names(type(payload))}
+
+
+@cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(cls))
+
+
+def _type_schema(hint: Any) -> dict[str, Any]:
+    origin = typing.get_origin(hint)
+    if origin is typing.Annotated:
+        base, *notes = typing.get_args(hint)
+        return {**_type_schema(base), "description": " ".join(str(n) for n in notes)}
+    if origin in (types.UnionType, typing.Union):
+        members = [a for a in typing.get_args(hint) if a is not type(None)]
+        if len(members) != 1:
+            raise TypeError(f"Only `T | None` unions are supported, not {hint}.")
+        inner = _type_schema(members[0])
+        if inner.get("type") in ("integer", "string", "boolean", "array", "object"):
+            return {**inner, "type": [inner["type"], "null"]}
+        return {"oneOf": [inner, {"type": "null"}]}
+    if origin is typing.Literal:
+        values = list(typing.get_args(hint))
+        return {"type": "string", "enum": values} if len(values) > 1 else {"const": values[0]}
+    if origin is list:
+        (item,) = typing.get_args(hint)
+        return {"type": "array", "items": _type_schema(item)}
+    if is_dataclass(hint):
+        return payload_schema(hint)
+    if hint in _SCALARS:
+        return dict(_SCALARS[hint])
+    raise TypeError(f"No JSON schema for {hint!r}.")
+
+
+def payload_schema(cls: type, *, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON Schema (2020-12) of `cls`'s JSON, closed to other fields; `extra`
+    properties (an envelope's own fields) come first and are required too."""
+    hints = typing.get_type_hints(cls, include_extras=True)
+    properties = dict(extra or {})
+    properties.update({name: _type_schema(hints[name]) for name in _field_names(cls)})
+    schema: dict[str, Any] = {"type": "object"}
+    if cls.__doc__ and not cls.__doc__.startswith(f"{cls.__name__}("):
+        schema["description"] = " ".join(cls.__doc__.split())
+    schema.update(properties=properties, required=list(properties), additionalProperties=False)
+    return schema
