@@ -114,7 +114,8 @@ def run(data_dir: Path) -> int:
             admin = "(log in as a staff user of that database: manage.py createsuperuser)"
         port = env["PORT"]
         print(
-            f"\n  API      http://127.0.0.1:{port}/api/v1/\n"
+            f"\n  Play     http://127.0.0.1:{port}/\n"
+            f"  API      http://127.0.0.1:{port}/api/v1/\n"
             f"  Docs     http://127.0.0.1:{port}/api/v1/docs/\n"
             f"  Schema   http://127.0.0.1:{port}/api/v1/schema/\n"
             f"  Health   http://127.0.0.1:{port}/healthz\n"

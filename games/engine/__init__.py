@@ -2,7 +2,7 @@
 
 Imports nothing from Django or any app. One `RulesEngine` per family (`common_pool/`,
 `poker_dice/`); the functions here hand each call to the family of its rules or state,
-so a caller never asks which family it holds. See README.md for the entry points.
+so a caller never asks which family it holds. See docs/ARCHITECTURE.md for its modules.
 """
 
 from __future__ import annotations

@@ -128,8 +128,9 @@ def test_account_clients_play_many_matches_at_once_from_the_account_stream(live_
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_the_example_runs_as_a_script_with_the_runtime_requirements(live_server, tmp_path):
-    """As README shows it after `make run`: two processes, one creates, one joins by id.
-    Its one third-party import is a runtime requirement, so `make run`'s venv has it."""
+    """As examples/README.md shows it after `make run`: two processes, one creates, one
+    joins by id. Its one third-party import is a runtime requirement, so `make run`'s venv
+    has it."""
     runtime = (ROOT / "requirements.txt").read_text()
     assert re.search(r"^httpx==", runtime, re.M)
     script = str(ROOT / "examples" / "client.py")

@@ -1,5 +1,5 @@
-"""The README's curl walkthrough, run verbatim (only the server's address differs) with
-bash and curl against a real HTTP server on the test database."""
+"""The curl walkthrough of docs/API_GUIDE.md, run verbatim (only the server's address
+differs) with bash and curl against a real HTTP server on the test database."""
 
 import re
 import shutil
@@ -10,19 +10,19 @@ import pytest
 
 from games.models import Match, RoundRecord
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "API_GUIDE.md"
 DEFAULT_API = "API=http://127.0.0.1:8000/api/v1"
 
 
 def walkthrough() -> str:
-    text = README.read_text()
-    section = text[text.index("### Walkthrough with curl") :]
+    text = GUIDE.read_text()
+    section = text[text.index("## Walkthrough with curl") :]
     return re.search(r"```sh\n(.*?)```", section, re.S).group(1)
 
 
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
-def test_the_readme_walkthrough_runs_verbatim(live_server):
+def test_the_guides_walkthrough_runs_verbatim(live_server):
     script = walkthrough()
     assert script.startswith(DEFAULT_API + "\n")
     script = script.replace(DEFAULT_API, f"API={live_server.url}/api/v1", 1)
