@@ -129,10 +129,6 @@ def match_view(
         ) or last_round
     elif view and view["round"] is not None:
         round_view = dict(view["round"])
-        if "box" in round_view:  # the poker box, for the seat holding it only
-            round_view["your_dice"] = round_view.pop("box")
-        round_view.setdefault("your_dice", None)
-        round_view.setdefault("shown_dice", {})
         round_view["turn_deadline"] = timestamp(match.turn_deadline)
         round_view["pots"] = {"round": balances["round"], "game": balances["game"]}
         round_view["dice_commitments"] = (match.secrets or {}).get("commitments", {})

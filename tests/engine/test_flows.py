@@ -320,7 +320,7 @@ def test_poker_player_one_reshakes_without_touching_the_shelf_when_the_box_comes
     assert current_seat(state) == 0 and state.round.player_one == 0
     assert legal_actions(state, 0) == [{"type": "accept"}, {"type": "challenge"}]
     state, _ = act(state, 0, "accept")
-    assert view_for(state, 0)["round"]["box"] == ["9", "9", "10", "10", "A"]
+    assert view_for(state, 0)["round"]["your_dice"] == ["9", "9", "10", "10", "A"]
     assert legal_actions(state, 0) == [
         {"type": "reroll", "max_hold": 5, "hold_required": [0, 1, 2, 3]}
     ]
@@ -350,14 +350,14 @@ def test_poker_last_life_loses_match():
 
 def test_poker_view_only_box_holder_sees_box():
     state = _poker([3, 3, 3, 3, 2])
-    assert view_for(state, 0)["round"]["box"] == ["J", "J", "J", "J", "10"]
+    assert view_for(state, 0)["round"]["your_dice"] == ["J", "J", "J", "J", "10"]
     for seat in (1, 2, None):
         assert "box" not in view_for(state, seat)["round"]
     state, _ = act(state, 0, "bid", hand=["J", "J", None, None, None], direction="left")
     for seat in (0, 1, 2, None):
         assert "box" not in view_for(state, seat)["round"]
     state, _ = act(state, 1, "accept")
-    assert view_for(state, 1)["round"]["box"] == ["J", "J", "J", "J", "10"]
+    assert view_for(state, 1)["round"]["your_dice"] == ["J", "J", "J", "J", "10"]
     assert "box" not in view_for(state, 0)["round"]
 
 
@@ -374,7 +374,7 @@ def test_view_hides_other_dice_and_shows_shown_dice():
     assert v1["round"]["shown_dice"] == {"1": [6, 1]}
     v0 = view_for(state, 0)
     assert v0["round"]["your_dice"] == [6, 6, 6, 2, 3]
-    assert "your_dice" not in view_for(state, None)["round"]
+    assert view_for(state, None)["round"]["your_dice"] is None
     text = json.dumps(view_for(state, None))
     assert "[3, 2]" not in text and "[6, 6, 6, 2, 3]" not in text
     assert v0["seats"][1] == {"seat": 1, "status": "playing", "dice_count": 4}

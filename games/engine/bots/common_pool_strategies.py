@@ -102,7 +102,7 @@ class Table:
             ones_wild=rules["ones_wild"] and not rnd.get("palifico", False),
             ones_bids=rules["ones_bids"],
             dice_per_player=rules["dice_per_player"],
-            cup=list(rnd.get("your_dice", [])),
+            cup=list(rnd.get("your_dice") or []),
             shown=shown,
             hidden=hidden,
             total=total_dice(view),

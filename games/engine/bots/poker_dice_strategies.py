@@ -164,7 +164,7 @@ def reach_after_accept(claim: Claim) -> float:
 
 
 def box_of(view: dict) -> list[int]:
-    return [RANK_INDEX[r] for r in view["round"]["box"]]
+    return [RANK_INDEX[r] for r in view["round"]["your_dice"]]
 
 
 def min_index(legal_bid: dict) -> int:

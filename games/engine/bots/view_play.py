@@ -31,7 +31,7 @@ def total_dice(view: dict) -> int:
 
 
 def cup(view: dict) -> list[int]:
-    return list(view["round"].get("your_dice", []))
+    return list(view["round"].get("your_dice") or [])
 
 
 def key_of_hand(hand: list) -> tuple[int, ...]:

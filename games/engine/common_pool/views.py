@@ -43,8 +43,9 @@ def view_for(state: CommonPoolState, seat: int | None) -> dict:
         }
         if r.roll_off:
             round_view["roll_off"] = [dict(x) for x in r.roll_off]
-        if seat is not None and 0 <= seat < state.n_players and live[seat]:
-            round_view["your_dice"] = list(r.dice[seat])
+        # Every family's view names the seat's own dice `your_dice` (null: none to see).
+        holds = seat is not None and 0 <= seat < state.n_players and live[seat]
+        round_view["your_dice"] = list(r.dice[seat]) if holds else None
         view["round"] = round_view
     return view
 

@@ -42,9 +42,12 @@ def view_for(state: PokerDiceState, seat: int | None) -> dict:
             else {"hand": canonical_hand(r.bid), "seat": r.bidder, "text": describe_hand(r.bid)},
             "actions": [copy_action(a) for a in r.actions],
             "lives": {str(s): n for s, n in enumerate(state.lives)},
+            # The box, as `your_dice`, for the seat holding it only; nothing is shown.
+            "your_dice": None,
+            "shown_dice": {},
         }
         if seat is not None and seat == r.turn and r.phase in ("bid", "reroll"):
-            round_view["box"] = [RANKS[v] for v in r.box]
+            round_view["your_dice"] = [RANKS[v] for v in r.box]
             round_view["shelf"] = list(r.shelf)
         view["round"] = round_view
     return view
