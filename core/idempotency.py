@@ -80,7 +80,7 @@ def _take_owner_lock_and_claim(request: Request, key: str, fingerprint: str) -> 
     try:
         with connection.cursor() as cursor:
             cursor.execute(
-                "SELECT locked, CASE WHEN locked THEN games_claim_idempotency_key(%s, %s, %s)"
+                "SELECT locked, CASE WHEN locked THEN core_claim_idempotency_key(%s, %s, %s)"
                 " END FROM (SELECT pg_try_advisory_lock(%s, hashtext(%s)) AS locked) owner",
                 [request.user.pk, key, fingerprint, OWNER_LOCK_SPACE, f"{request.user.pk}:{key}"],
             )
@@ -111,13 +111,13 @@ def _claim(request: Request, key: str, fingerprint: str) -> IdempotencyRecord | 
     """Returns the existing record, or None once this request owns the key, after a first
     claim failed. Called with the owner lock held, so a record still without a response
     is abandoned: its owner died (it would hold the lock otherwise). A claim commits at
-    once, so a request that cannot check the lock sees it (migration 0004 says why it
-    need not wait for the disk)."""
+    once, so a request that cannot check the lock sees it (core migration 0003 says why
+    it need not wait for the disk)."""
     for attempt in range(3):
         if attempt:
             with connection.cursor() as cursor:
                 cursor.execute(
-                    "SELECT games_claim_idempotency_key(%s, %s, %s)",
+                    "SELECT core_claim_idempotency_key(%s, %s, %s)",
                     [request.user.pk, key, fingerprint],
                 )
                 if cursor.fetchone()[0] is not None:

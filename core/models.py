@@ -14,10 +14,8 @@ class IdempotencyRecord(models.Model):
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
 
     class Meta:
-        # The table kept its name when the model moved here from `games`.
-        db_table = "games_idempotencyrecord"
         constraints = [
-            models.UniqueConstraint(fields=["user", "key"], name="games_idempotency_unique"),
+            models.UniqueConstraint(fields=["user", "key"], name="core_idempotency_unique"),
         ]
 
     def __str__(self) -> str:

@@ -6,11 +6,11 @@ writes and alone reads. A match's stacks and pots live in scope `match_scope(mat
 ("match:812"), a stack's ref is `seat_ref(seat.pk)` ("seat:4031"), and every transfer of
 the match records that scope (and the round, for antes and round pots).
 
-Every call runs inside the caller's transaction. Locks: the match row first (the match
-service takes it), then ledger accounts by ascending id (the ledger's `accounts_lock`),
-then users. The idempotency keys below are derived from match, round, seat, stack and pot
-so nothing can pay twice; their formats are part of the ledger's history (a replay of
-an old key must find it), so they never change.
+Every call runs inside the caller's transaction, under the match's lock, and locks
+ledger accounts only through the ledger's `accounts_lock` (the order of every lock:
+`games.services.locks`). The idempotency keys below are derived from match, round,
+seat, stack and pot so nothing can pay twice; their formats are part of the ledger's
+history (a replay of an old key must find it), so they never change.
 
 The `take_*`, `pay_*`, `settle_*` and `refund_*` functions are what the match service
 calls: each returns the movements as `{from, to, amount, kind}` for the round record,

@@ -3,13 +3,10 @@
 the house, the issuer, or stacks and pots named by an opaque `scope`/`ref` that the layer
 above chooses (games.stakes holds the table's money rules and key formats).
 
-Lock order, the same everywhere, so no two transactions deadlock:
-1. the caller's own row first (the games layer locks the match row,
-   `select_for_update(no_key=True)`, before any chip moves);
-2. then ledger accounts, always in ascending primary-key order: every function here
-   locks the accounts it touches with one `SELECT ... ORDER BY id FOR UPDATE` before
-   moving anything (`accounts_lock`);
-3. then users (e.g. ratings), after the ledger.
+Locks: every function here locks the accounts it touches with one `SELECT ... ORDER BY
+id FOR UPDATE` before moving anything (`accounts_lock`), so accounts are always locked
+in ascending id. Where that falls among the locks of the layers above (a caller's own
+rows before, users after) is written once, in games/services/locks.py.
 Accounts are created (get-or-create) before any account lock is taken, as waiting on
 another transaction's insert while holding locks could deadlock.
 

@@ -122,9 +122,7 @@ def _creates(tree: ast.AST, name: str) -> list[int]:
         if not isinstance(node, ast.Call):
             continue
         func = node.func
-        if isinstance(func, ast.Name) and func.id == name:
-            lines.append(node.lineno)
-        elif (
+        if (isinstance(func, ast.Name) and func.id == name) or (
             isinstance(func, ast.Attribute)
             and func.attr in ("create", "bulk_create", "get_or_create", "update_or_create")
             and isinstance(func.value, ast.Attribute)

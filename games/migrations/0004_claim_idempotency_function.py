@@ -3,6 +3,8 @@
 `synchronous_commit` off is set for the claim's own transaction only: the request's work
 commits synchronously right after it, and PostgreSQL flushes its log in order, so a claim
 can never be lost while the work it guards survives.
+
+Core migration 0003 replaces it by `core_claim_idempotency_key`, on core's own table.
 """
 
 from django.db import migrations

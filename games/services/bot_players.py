@@ -9,19 +9,18 @@ back to it (`games.stakes`): bots have no wallet to share, so tables never race 
 """
 
 from django.contrib.auth.hashers import make_password
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 
 from accounts.models import User
 from games.engine import bots
 from games.models import Match
+from games.services.locks import bot_name_try_lock
 
 STRATEGIES = tuple(bots.STRATEGIES)
 # Tries at a free username before giving up; a name is taken only by a concurrent
 # creation or by an account registered before the prefix was reserved.
 _NAME_ATTEMPTS = 20
-# The first key of the advisory locks on bot names, apart from the application's others.
-_NAME_LOCK_SPACE = 0xB07
 
 
 def server_bots(strategy: str) -> QuerySet[User]:
@@ -61,12 +60,8 @@ def _name_free(name: str) -> bool:
     as taken: waiting for that transaction on the username index would deadlock two
     transactions creating bots in opposite orders (the lock is only tried, never waited
     for, and the next name is used instead)."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT pg_try_advisory_xact_lock(%s, hashtext(%s))", [_NAME_LOCK_SPACE, name.lower()]
-        )
-        if not cursor.fetchone()[0]:
-            return False
+    if not bot_name_try_lock(name):
+        return False
     return not User.objects.filter(username__iexact=name).exists()
 
 

@@ -3,8 +3,8 @@ match starts once every one of them accepts. One refusal ends the challenge; the
 challenger may cancel it; unanswered, it expires. The challenged hear of it as an
 account event (`publish`: their webhooks and account stream).
 
-Locks: the challenge row first (before any match row: `locks` step 0), so two answers
-at once are taken one after the other and exactly one of them starts the match."""
+Locks: the challenge row first (before any match row, as `locks` orders), so two
+answers at once are taken one after the other and exactly one of them starts the match."""
 
 from datetime import datetime, timedelta
 from typing import Any
@@ -26,6 +26,7 @@ from games.events import (
 )
 from games.models import Challenge, ChallengeInvite, Match
 from games.services.lobby import check_wallet, match_create, match_join
+from games.services.locks import challenges_lock
 from games.services.play import rules_error
 from games.services.publish import Notice, publish
 
@@ -98,12 +99,9 @@ def challenge_create(
 
 def _lock(challenge_id: int, user: User) -> Challenge:
     """The challenge row, locked, if `user` is its challenger or one of the challenged."""
-    challenge = (
-        Challenge.objects.select_for_update(of=("self",))
-        .select_related("challenger")
-        .filter(pk=challenge_id)
-        .first()
-    )
+    challenge = challenges_lock(
+        Challenge.objects.select_related("challenger").filter(pk=challenge_id)
+    ).first()
     if challenge is None or (
         challenge.challenger_id != user.pk and not challenge.invites.filter(player=user).exists()
     ):
@@ -226,12 +224,12 @@ def challenges_expire(*, now: datetime | None = None, limit: int = 200) -> int:
     now = now or timezone.now()
     done = 0
     with transaction.atomic():
-        due = (
-            Challenge.objects.select_for_update(skip_locked=True)
-            .select_related("challenger")
+        due = challenges_lock(
+            Challenge.objects.select_related("challenger")
             .filter(status=Challenge.Status.PENDING, expires_at__lte=now)
-            .order_by("id")[:limit]
-        )
+            .order_by("id"),
+            skip_locked=True,
+        )[:limit]
         for challenge in due:
             _close(challenge, Challenge.Status.EXPIRED, by=None)
             done += 1

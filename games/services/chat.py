@@ -7,7 +7,7 @@ from accounts.models import User
 from core.errors import DomainError
 from games.errors import MessageHidden, NotSeated
 from games.models import ChatMessage, MatchEvent
-from games.services.locks import visible_match_lock
+from games.services.locks import chat_messages_lock, visible_match_lock
 from games.services.publish import publish
 from games.services.table import player_ref
 
@@ -42,7 +42,7 @@ def message_post(*, match_id: int, user: User, text: str) -> ChatMessage:
 def message_hide(*, message_id: int, reason: str) -> ChatMessage:
     """Hides a chat message from the API (`selectors.messages_visible` leaves it out);
     kept for the record, with the reason. `MessageHidden` if it is hidden already."""
-    message = ChatMessage.objects.select_for_update().select_related("author").get(pk=message_id)
+    message = chat_messages_lock(ChatMessage.objects.select_related("author")).get(pk=message_id)
     if message.hidden_at is not None:
         raise MessageHidden(f"Message {message.pk} is already hidden.")
     message.hidden_at = timezone.now()

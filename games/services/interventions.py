@@ -15,7 +15,7 @@ from games import engine, stakes
 from games.errors import MatchEnded
 from games.models import Match, RoundRecord, Seat
 from games.services.lobby import match_leave
-from games.services.locks import match_lock, matches_lock
+from games.services.locks import match_lock, matches_lock, user_lock
 from games.services.play import match_finished_notices, reveal_commitments
 from games.services.publish import publish
 from games.services.schedule import schedule_turn_timeout
@@ -114,7 +114,7 @@ def player_banned(*, user_id: int) -> PlayerBanned | None:
     joined after this read are lobbies, whose services lock no user."""
     matches_lock(_seated_match_ids(user_id))
     # Locked before the check: of two bans at once, the second finds the player banned.
-    player = User.objects.select_for_update(no_key=True).get(pk=user_id)
+    player = user_lock(user_id)
     if not player.is_active:
         return None
     # Deactivated first, in this transaction, so `turn_deadline` sees it for the seats below.

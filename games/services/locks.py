@@ -1,29 +1,59 @@
-"""Row locks for writes to matches, and the one order every transaction takes them in.
+"""Every lock games takes, and the one order every transaction takes them in.
 
-Lock order (a transaction that needs several kinds takes them in this order, each kind
-by ascending id, so two transactions never wait on each other in a cycle):
+A transaction that needs several kinds takes them in this order, each kind by ascending
+id, so two transactions never wait on each other in a cycle. Games modules lock only
+through the functions here; other apps take their own locks, named here by where they
+are (tests/games/test_lock_order.py checks both, and that this names every kind).
 
-0. matchmaking: a quick-play pool's advisory lock, then seek rows (`seeks`), or a
-   challenge row (`challenges`); they then open and start a match as the lobby does;
-1. match rows: `match_lock`, or `matches_lock` for several (ascending id);
-2. ledger accounts, by ascending id: the ledger's `accounts_lock`, taken inside the
-   `stakes.*` calls (buy-ins, antes, pots, refunds);
-3. user rows, by ascending id: `users_lock` (ratings at a match's end, a ban);
-4. account event counters, by ascending user id, taken by `accounts.events`
-   (`services.publish`), with a change's last writes.
+0. Before the transaction: an `Idempotency-Key`'s owner lock (`core.idempotency`: a
+   session advisory lock, only ever tried, never waited for).
+1. What a change starts from, at most one of:
+   * quick play: a pool's advisory lock (`seek_pool_lock`), then `Seek` rows
+     (`seeks_lock`; SKIP LOCKED to pair or expire them);
+   * a direct challenge: its `Challenge` row (`challenges_lock`);
+   * the sweep's `Heartbeat` row (`core.heartbeat`), then, after an outage, the matches
+     whose deadlines it extends, in one UPDATE and so in no set order: the one
+     exception (rare; should it meet a ban, PostgreSQL fails one of the two, which can
+     run again).
+   Challenges and seeks then open and start a match as the lobby does (2 to 5).
+2. `Match` rows: `match_lock`, `visible_match_lock`, `match_lock_or_none` (tasks),
+   `matches_lock` (several, by ascending id), `MATCH_FOR_UPDATE` (`table.match_for_play`,
+   with the seats). Under a lobby's lock, a new server bot's name is reserved by an
+   advisory lock that is only tried (`bot_name_try_lock`).
+3. Ledger `Account` rows, by ascending id: the ledger's `accounts_lock`, inside the
+   `stakes.*` calls (buy-ins, antes, pots, refunds; also the ledger's own grants).
+4. `User` rows, by ascending id, FOR NO KEY UPDATE: `users_lock` (ratings at a match's
+   end), `user_lock` (a ban, after the player's matches). Moderation's mute, unmute
+   and unban lock one user (FOR UPDATE) with nothing else.
+5. `AccountEventCounter` rows, by ascending user id, taken by `accounts.events` (through
+   `services.publish`) with a change's last writes. (At a match's
+   start the antes follow; they lock only the match's own accounts, which nothing takes
+   without the match's lock.)
+
+Taken with nothing else locked: a `ChatMessage` row (`chat_messages_lock`, to hide it,
+then its events), `WebhookDelivery` rows (`accounts.webhooks`, the resend sweep, SKIP
+LOCKED), a `Webhook` row (`rotate_webhook_secrets`).
 
 Play locks its match, moves chips, then locks the players to rate them; a ban locks the
 banned player's matches, then the player. A service never locks a match after an account
-or a user in the same transaction.
+or a user in the same transaction. A lock on rows read with their related rows locks
+only its own table (`of=("self",)`): a joined user is read, not locked.
 """
 
+import hashlib
 import secrets
 from collections.abc import Iterable
+
+from django.db import connection
+from django.db.models import QuerySet
 
 from accounts.models import User
 from core.prebuilt import PrebuiltSelect
 from games.errors import MatchNotFound
-from games.models import Match
+from games.models import Challenge, ChatMessage, Match, Seek
+
+# The first key of the advisory locks on bot names, apart from the application's others.
+BOT_NAME_LOCK_SPACE = 0xB07
 
 # Every move takes it: its SQL is built once (core.prebuilt).
 MATCH_FOR_UPDATE = PrebuiltSelect(Match, "WHERE m.id = %s FOR UPDATE OF m", related="created_by")
@@ -58,14 +88,56 @@ def match_lock_or_none(match_id: int, *, skip_locked: bool = False) -> Match | N
 
 
 def matches_lock(match_ids: Iterable[int]) -> list[Match]:
-    """Locks several matches one by one in ascending id (step 1 of the lock order)."""
+    """Locks several matches one by one in ascending id (step 2 of the lock order)."""
     return [match_lock(match_id) for match_id in sorted(set(match_ids))]
 
 
 def users_lock(user_ids: Iterable[int]) -> dict[int, User]:
-    """Locks user rows in ascending id (step 3 of the lock order), by id."""
+    """Locks user rows in ascending id (step 4 of the lock order), by id."""
     # NO KEY UPDATE, as the ledger locks its accounts: rows that reference a user (an
     # account event, its counter) check the user with KEY SHARE, which FOR UPDATE would
     # block, deadlocking a finished match against another match's `your_turn`.
     users = User.objects.select_for_update(no_key=True).filter(pk__in=list(user_ids)).order_by("pk")
     return {user.pk: user for user in users}
+
+
+def user_lock(user_id: int) -> User:
+    """Locks one user row as `users_lock` does (`User.DoesNotExist` if there is none)."""
+    return User.objects.select_for_update(no_key=True).get(pk=user_id)
+
+
+def challenges_lock(
+    challenges: QuerySet[Challenge], *, skip_locked: bool = False
+) -> QuerySet[Challenge]:
+    """`challenges`, their rows locked when read (step 1)."""
+    return challenges.select_for_update(skip_locked=skip_locked, of=("self",))
+
+
+def seek_pool_lock(seek: Seek) -> None:
+    """Locks the quick-play pool of `seek` (the same table settings) until the
+    transaction ends, so its seeks are paired one at a time (step 1, before any seek)."""
+    key = f"seek:{seek.ruleset}:{seek.players}:{seek.turn_seconds}:{seek.buy_in}:{seek.ante}"
+    number = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big", signed=True)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [number])
+
+
+def seeks_lock(seeks: QuerySet[Seek], *, skip_locked: bool = False) -> QuerySet[Seek]:
+    """`seeks`, their rows locked when read (step 1, under the pool's lock to pair)."""
+    return seeks.select_for_update(skip_locked=skip_locked, of=("self",))
+
+
+def chat_messages_lock(messages: QuerySet[ChatMessage]) -> QuerySet[ChatMessage]:
+    """`messages`, their rows locked when read (with nothing else locked)."""
+    return messages.select_for_update(of=("self",))
+
+
+def bot_name_try_lock(name: str) -> bool:
+    """Whether this transaction now holds `name` (any case) for a new server bot until
+    it ends; False at once when another transaction holds it (never waited for)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_try_advisory_xact_lock(%s, hashtext(%s))",
+            [BOT_NAME_LOCK_SPACE, name.lower()],
+        )
+        return cursor.fetchone()[0]

@@ -9,14 +9,12 @@ right now is passed over, never waited on. A player has at most one waiting seek
 unique constraint), and a seek leaves `waiting` once, under its row lock: so a seek is
 in at most one match and no player is seated twice from one seek.
 
-Lock order: the pool's advisory lock, then seek rows, then what `lobby` takes (match,
-ledger accounts)."""
+Where these locks fall among the others: `locks`, which writes the one order."""
 
-import hashlib
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F, Func
 from django.utils import timezone
 
@@ -26,6 +24,7 @@ from games import engine
 from games.events import SeekMatched
 from games.models import Match, Seek
 from games.services.lobby import check_wallet, match_create, match_join
+from games.services.locks import seek_pool_lock, seeks_lock
 from games.services.play import rules_error
 from games.services.publish import Notice, publish
 from ledger.selectors import wallet_balance
@@ -39,13 +38,6 @@ class AlreadySeeking(ConflictError):
 
 class SeekClosed(ConflictError):
     code = "seek_closed"
-
-
-def _pool_lock(seek: Seek) -> None:
-    key = f"seek:{seek.ruleset}:{seek.players}:{seek.turn_seconds}:{seek.buy_in}:{seek.ante}"
-    number = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big", signed=True)
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [number])
 
 
 def rating_in(user: User, ruleset: str) -> float:
@@ -83,7 +75,7 @@ def seek_create(
         created_at=now,
         expires_at=now + timedelta(seconds=settings.SEEK_TTL_SECONDS),
     )
-    _pool_lock(seek)
+    seek_pool_lock(seek)
     try:
         with transaction.atomic():
             seek.save()
@@ -96,9 +88,8 @@ def seek_create(
 def _pair(seek: Seek) -> None:
     """Under the pool lock: the `players - 1` waiting seeks nearest in rating, if there
     are that many whose players can still cover the buy-in, join `seek` in a match."""
-    candidates = (
-        Seek.objects.select_for_update(skip_locked=True, of=("self",))
-        .select_related("user")
+    candidates = seeks_lock(
+        Seek.objects.select_related("user")
         .filter(
             status=Seek.Status.WAITING,
             ruleset=seek.ruleset,
@@ -110,7 +101,8 @@ def _pair(seek: Seek) -> None:
         )
         .exclude(pk=seek.pk)
         .annotate(distance=Func(F("rating") - seek.rating, function="ABS"))
-        .order_by("distance", "created_at", "id")
+        .order_by("distance", "created_at", "id"),
+        skip_locked=True,
     )
     chosen: list[Seek] = []
     for candidate in candidates[: 4 * seek.players]:
@@ -157,7 +149,7 @@ def _start_match(table: list[Seek]) -> Match:
 @transaction.atomic
 def seek_cancel(*, seek_id: int, user: User) -> Seek:
     """Withdraws a waiting seek (`seek_closed` once it is matched, cancelled or expired)."""
-    seek = Seek.objects.select_for_update().filter(pk=seek_id, user=user).first()
+    seek = seeks_lock(Seek.objects.filter(pk=seek_id, user=user)).first()
     if seek is None:
         raise NotFoundError(f"No seek {seek_id}.")
     if seek.status != Seek.Status.WAITING:
@@ -173,8 +165,10 @@ def seeks_expire(*, now: datetime | None = None, limit: int = 500) -> int:
     now = now or timezone.now()
     with transaction.atomic():
         due = list(
-            Seek.objects.select_for_update(skip_locked=True)
-            .filter(status=Seek.Status.WAITING, expires_at__lte=now)
+            seeks_lock(
+                Seek.objects.filter(status=Seek.Status.WAITING, expires_at__lte=now),
+                skip_locked=True,
+            )
             .order_by("id")
             .values_list("pk", flat=True)[:limit]
         )
