@@ -15,8 +15,8 @@ from django.conf import settings
 from django.utils import timezone
 
 from accounts.models import AccountEvent, AccountEventCounter
-from core.fields import timestamp
 from core.notifications import listen_on, notify
+from core.payloads import timestamp
 from core.prebuilt import Statement, Writes
 
 CHANNEL = listen_on("account_events")

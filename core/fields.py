@@ -1,8 +1,8 @@
 """JSON-strict serializer fields: the API takes JSON types as the schema states them,
-not DRF's lenient coercions ("5" for 5, 0 for false, 12 for "12")."""
+not DRF's lenient coercions ("5" for 5, 0 for false, 12 for "12"). What the API sends
+is `core.payloads`'."""
 
-from datetime import UTC, datetime
-from typing import Any, overload
+from typing import Any
 
 from rest_framework import serializers
 
@@ -37,15 +37,3 @@ class StrictRegexField(serializers.RegexField):
         if not isinstance(data, str):
             self.fail("invalid")
         return super().to_internal_value(data)
-
-
-@overload
-def timestamp(value: datetime) -> str: ...
-@overload
-def timestamp(value: None) -> None: ...
-def timestamp(value: datetime | None) -> str | None:
-    """The API's one timestamp format, as DRF's DateTimeField writes it: RFC 3339 in
-    UTC with `Z` (never `+00:00`)."""
-    if value is None:
-        return None
-    return value.astimezone(UTC).isoformat().removesuffix("+00:00") + "Z"

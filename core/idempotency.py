@@ -6,15 +6,24 @@ the work starts, so two identical requests racing each other still act once.
 While it works, the request owning a key holds a PostgreSQL session advisory lock for it,
 and only a request holding that lock may claim or take over the key. PostgreSQL drops
 the lock with the owner's connection, so when the process running a request is killed,
-a retry can take its lock at once and knows the claim left behind is abandoned."""
+a retry can take its lock at once and knows the claim left behind is abandoned.
 
+Savepoints only where an error inside may be recovered from: a nested
+`transaction.atomic()` costs two round trips (SAVEPOINT, RELEASE) so that its caller may
+catch an error from inside it and go on. An idempotent request runs its whole change in
+one block that any error rolls back whole (`all_or_nothing`), so a service's block
+directly inside it needs no savepoint (`service_atomic`); anywhere else it keeps
+Django's."""
+
+import contextlib
 import functools
 import hashlib
 import hmac
 import json
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -30,9 +39,35 @@ from core.errors import ConflictError, DomainError
 from core.models import IdempotencyRecord
 from core.parsers import UNSTORABLE_CHARACTERS
 from core.prebuilt import table
-from core.transactions import all_or_nothing
 
 logger = logging.getLogger(__name__)
+
+# How deeply `all_or_nothing`'s own block is nested (Django's savepoint_ids) while it runs.
+_whole_at: ContextVar[int | None] = ContextVar("all_or_nothing_at", default=None)
+
+
+@contextlib.contextmanager
+def all_or_nothing() -> Iterator[None]:
+    """`transaction.atomic()` for a change no code inside continues after an error."""
+    with transaction.atomic():
+        token = _whole_at.set(len(connection.savepoint_ids))
+        try:
+            yield
+        finally:
+            _whole_at.reset(token)
+
+
+def service_atomic() -> transaction.Atomic:
+    """`transaction.atomic()` for a service: with no savepoint directly inside
+    `all_or_nothing` (an error then rolls back the whole change, as it would anyway)."""
+    whole_at = _whole_at.get()
+    directly_inside = (
+        whole_at is not None
+        and connection.in_atomic_block
+        and whole_at == len(connection.savepoint_ids)
+    )
+    return transaction.atomic(savepoint=not directly_inside)
+
 
 KEEP_FOR = timedelta(hours=24)
 # The first key of the owner locks (the second is a hash of user and key), apart from

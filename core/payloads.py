@@ -1,5 +1,6 @@
-"""Typed payloads: a frozen dataclass is both the JSON a client receives (`payload_json`)
-and that JSON's schema (`payload_schema`), so the two cannot drift.
+"""What the API sends: its one timestamp format, and typed payloads. A frozen dataclass
+is both the JSON a client receives (`payload_json`) and that JSON's schema
+(`payload_schema`), so the two cannot drift.
 
 Field types: `int`, `str`, `bool`, `datetime` (RFC 3339 with `Z`), `list[T]`, a nested
 payload dataclass, `Literal[...]`, and `T | None`. `Annotated[T, "text"]` documents a
@@ -9,11 +10,22 @@ field. Every field is always sent (a `None` as `null`), so every field is requir
 import types
 import typing
 from dataclasses import fields, is_dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import cache
-from typing import Any
+from typing import Any, overload
 
-from core.fields import timestamp
+
+@overload
+def timestamp(value: datetime) -> str: ...
+@overload
+def timestamp(value: None) -> None: ...
+def timestamp(value: datetime | None) -> str | None:
+    """The API's one timestamp format, as DRF's DateTimeField writes it: RFC 3339 in
+    UTC with `Z` (never `+00:00`)."""
+    if value is None:
+        return None
+    return value.astimezone(UTC).isoformat().removesuffix("+00:00") + "Z"
+
 
 _SCALARS: dict[type, dict[str, Any]] = {
     int: {"type": "integer"},

@@ -7,10 +7,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.fields import timestamp
 from core.idempotency import IDEMPOTENCY_HEADER, IdempotentView, idempotent
 from core.inputs import validated
 from core.pagination import IdCursorPagination, RankCursorPagination, cursor_page
+from core.payloads import timestamp
 from core.query import parse_query
 from core.schema import problems
 from games import engine, selectors, services

@@ -7,7 +7,7 @@ from django.db.models import BigIntegerField, F, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
 from accounts.models import User
-from core.fields import timestamp
+from core.payloads import timestamp
 from core.prebuilt import PrebuiltSelect, select_together
 from games import engine
 from games.errors import MatchNotFound

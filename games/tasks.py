@@ -1,6 +1,6 @@
 """Celery tasks for matches. Thin: they call services, and every one is safe to run twice
 (services check the match version and the deadline under the row lock). Services queue
-them by name (`games.services.schedule`), so this module is the only one importing the
+them by name (`games.services.publish`), so this module is the only one importing the
 other way."""
 
 from celery import shared_task

@@ -15,7 +15,7 @@ from core.prebuilt import PrebuiltInsert, PrebuiltSelect, PrebuiltUpdate, Writes
 from games.models import Match, MatchEvent, Seat
 from games.selectors import match_get, seats_with_players
 from games.services.locks import match_lock
-from games.services.table import PLAY_FIELDS, seats_for_play
+from games.services.play import PLAY_FIELDS, seats_for_play
 from ledger.models import Account, AccountKind
 from tests.factories import PlayerFactory
 from tests.games.helpers import create_and_fill, seated_players

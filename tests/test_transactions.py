@@ -1,11 +1,11 @@
-"""core.transactions: a service's block skips its savepoint only directly inside
+"""core.idempotency's transactions: a service's block skips its savepoint only directly inside
 `all_or_nothing`, where an error rolls back the whole change anyway."""
 
 import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from core import transactions
+from core import idempotency
 from tests.factories import PlayerFactory
 
 pytestmark = pytest.mark.django_db
@@ -22,9 +22,9 @@ def savepoints(queries: CaptureQueriesContext) -> list[str]:
 def test_directly_inside_all_or_nothing_a_service_block_takes_no_savepoint():
     user = PlayerFactory()
     with (
-        transactions.all_or_nothing(),
+        idempotency.all_or_nothing(),
         CaptureQueriesContext(connection) as queries,
-        transactions.atomic(),
+        idempotency.service_atomic(),
     ):
         type(user).objects.filter(pk=user.pk).update(first_name="inside")
     assert savepoints(queries) == []
@@ -34,9 +34,9 @@ def test_directly_inside_all_or_nothing_a_service_block_takes_no_savepoint():
 
 def test_an_error_there_rolls_back_the_whole_change():
     user = PlayerFactory(first_name="before")
-    with pytest.raises(Refused), transactions.all_or_nothing():
+    with pytest.raises(Refused), idempotency.all_or_nothing():
         type(user).objects.filter(pk=user.pk).update(first_name="outer")
-        with transactions.atomic():
+        with idempotency.service_atomic():
             type(user).objects.filter(pk=user.pk).update(first_name="inner")
             raise Refused
     user.refresh_from_db()
@@ -49,12 +49,12 @@ def test_an_error_there_rolls_back_the_whole_change():
 def test_elsewhere_a_service_block_keeps_its_savepoint(outer):
     """A caller that catches the service's error goes on with its own transaction."""
     user = PlayerFactory(first_name="before")
-    outermost = transactions.all_or_nothing() if outer != "plain" else transaction.atomic()
+    outermost = idempotency.all_or_nothing() if outer != "plain" else transaction.atomic()
     # A caller's own block between them.
     with outermost, transaction.atomic():
         with CaptureQueriesContext(connection) as queries:
             try:
-                with transactions.atomic():
+                with idempotency.service_atomic():
                     type(user).objects.filter(pk=user.pk).update(first_name="failed")
                     raise Refused
             except Refused:

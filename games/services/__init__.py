@@ -15,7 +15,7 @@ returns a `MatchChange`.
 * `seeks`         quick play: pair compatible seeks into a match, cancel, expire
 * `publish`       the one exit: match events, account events and webhook deliveries
 * `bot_players`   the server's bot-player accounts and their funding
-* `locks`, `table`, `schedule`  shared: row locks, events and results, tasks by name
+* `locks`, `table`  shared: row locks (and their order), results and seats
 
 The public services are re-exported here: `from games import services`.
 """

@@ -17,8 +17,7 @@ from games.models import Match, RoundRecord, Seat
 from games.services.lobby import match_leave
 from games.services.locks import match_lock, matches_lock, user_lock
 from games.services.play import match_finished_notices, reveal_commitments
-from games.services.publish import publish
-from games.services.schedule import schedule_turn_timeout
+from games.services.publish import publish, schedule_turn_timeout
 from games.services.table import MatchChange
 
 

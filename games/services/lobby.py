@@ -16,14 +16,9 @@ from games.events import MatchStarted
 from games.models import Match, Seat
 from games.services.bot_players import server_bot
 from games.services.locks import visible_match_lock
-from games.services.play import apply_engine_events, rules_error
+from games.services.play import apply_engine_events, rules_error, seats_for_play
 from games.services.publish import publish, seat_notices
-from games.services.table import (
-    LOBBY_FIELDS,
-    MatchChange,
-    player_ref,
-    seats_for_play,
-)
+from games.services.table import LOBBY_FIELDS, MatchChange, player_ref
 from ledger.errors import InsufficientChips
 from ledger.selectors import wallet_balance
 

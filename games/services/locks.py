@@ -17,7 +17,7 @@ are (tests/games/test_lock_order.py checks both, and that this names every kind)
      run again).
    Challenges and seeks then open and start a match as the lobby does (2 to 5).
 2. `Match` rows: `match_lock`, `visible_match_lock`, `match_lock_or_none` (tasks),
-   `matches_lock` (several, by ascending id), `MATCH_FOR_UPDATE` (`table.match_for_play`,
+   `matches_lock` (several, by ascending id), `MATCH_FOR_UPDATE` (`play.match_for_play`,
    with the seats). Under a lobby's lock, a new server bot's name is reserved by an
    advisory lock that is only tried (`bot_name_try_lock`).
 3. Ledger `Account` rows, by ascending id: the ledger's `accounts_lock`, inside the

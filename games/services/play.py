@@ -16,18 +16,71 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
-from accounts.models import User
-from core import transactions
-from core.prebuilt import PrebuiltInsert, Writes
+from accounts.models import User, Webhook
+from core.idempotency import service_atomic
+from core.prebuilt import (
+    PrebuiltInsert,
+    PrebuiltSelect,
+    PrebuiltUpdate,
+    Writes,
+    select_together,
+    table,
+)
 from games import engine, fairness, stakes
-from games.errors import MatchNotActive, NotSeated, RulesRejected, StaleVersion
+from games.errors import MatchNotActive, MatchNotFound, NotSeated, RulesRejected, StaleVersion
 from games.events import MatchFinished, YourTurn
 from games.fairness import commitment, new_salt
 from games.models import Match, MatchAction, RoundRecord, Seat
 from games.ratings import apply_match_result
-from games.services.locks import users_lock
+from games.selectors import match_visible
+from games.services.locks import MATCH_FOR_UPDATE, users_lock
 from games.services.publish import Notice, publish, seat_notices
-from games.services.table import PLAY_UPDATE, MatchChange, match_for_play
+from games.services.table import MatchChange
+
+# What play changes on the match row (the rest is fixed at creation).
+PLAY_FIELDS = [
+    "status",
+    "version",
+    "event_seq",
+    "state",
+    "secrets",
+    "turn_seat",
+    "turn_deadline",
+    "winner_seats",
+    "started_at",
+    "finished_at",
+    "opener_seat",
+]
+
+# Every move writes the match row this way (core.prebuilt), with its other writes.
+PLAY_UPDATE = PrebuiltUpdate(Match, PLAY_FIELDS)
+
+# Every move reads them: their SQL is built once (core.prebuilt).
+_SEATS_FOR_PLAY = PrebuiltSelect(
+    Seat,
+    "WHERE m.match_id = %s ORDER BY m.seat",
+    related="player",
+    annotations={
+        "has_webhook": f"EXISTS (SELECT 1 FROM {table(Webhook)} w"
+        " WHERE w.user_id = m.player_id AND w.active)"
+    },
+)
+
+
+def seats_for_play(match: Match) -> list[Seat]:
+    """The match's seats in order, with players and `has_webhook` (which saves a query
+    per action when nobody at the table has a webhook)."""
+    return _SEATS_FOR_PLAY.all([match.pk])
+
+
+def match_for_play(match_id: int, user: User) -> tuple[Match, list[Seat]]:
+    """`visible_match_lock` and `seats_for_play` in one round trip: the seats are read
+    once the match's lock is held, as they would be one after the other."""
+    matches, seats = select_together((MATCH_FOR_UPDATE, [match_id]), (_SEATS_FOR_PLAY, [match_id]))
+    if not matches or not match_visible(matches[0], seats, user):
+        raise MatchNotFound(f"No match {match_id}.")
+    return matches[0], seats
+
 
 # A move's entry in the match's action log, written with the move's other writes.
 _LOG_INSERT = PrebuiltInsert(MatchAction)
@@ -49,7 +102,7 @@ def action_submit(
     *, match_id: int, user: User, action: dict[str, Any], expected_version: int | None = None
 ) -> MatchChange:
     """A player's action on their turn (`expected_version`, when given, must be current)."""
-    with transactions.atomic():
+    with service_atomic():
         match, seats = match_for_play(match_id, user)
         seat = next((s for s in seats if s.player_id == user.pk), None)
         if seat is None:

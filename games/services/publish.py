@@ -5,24 +5,35 @@ rows in the service's transaction, then schedules the follow-ups for after its c
 
 Every type published is registered in `games.events`, which gives its JSON and its
 schema; nothing else writes these rows (tests/test_boundaries.py checks it).
+
+Follow-ups are Celery tasks sent by name after the commit: services never import
+`games.tasks` (the tasks import the services), and a rolled-back change queues nothing.
+`robust`: with the broker down the send fails after the commit; the change stands, so
+the request must not fail. The error is logged, and the turn's deadline brings the work
+back (the beat's sweep plays a due turn whose task was lost).
 """
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
+from celery import current_app
+from django.conf import settings
+from django.db import transaction
 from django.utils import timezone
 
 from accounts.events import account_events_append
 from accounts.webhooks import deliveries_record
-from core.fields import timestamp
-from core.payloads import payload_json
+from core.payloads import payload_json, timestamp
 from core.prebuilt import PrebuiltInsert, Writes
 from games.events import ACCOUNT_EVENTS, MATCH_EVENTS, AccountPayload
 from games.models import Match, MatchEvent, Seat
-from games.services.schedule import schedule_bot_turn, schedule_turn_timeout
 
 _EVENTS_INSERT = PrebuiltInsert(MatchEvent)
+
+PLAY_BOT_TURN = "games.tasks.play_bot_turn"
+APPLY_TURN_TIMEOUT = "games.tasks.apply_turn_timeout"
 
 
 @dataclass(frozen=True)
@@ -99,5 +110,31 @@ def _notify(notices: Sequence[Notice], queue: Writes) -> None:
         entries.append((notice.user_id, kind, data))
         if notice.has_webhook is not False:
             bodies.append((notice.user_id, {"event": kind, "created_at": sent_at, **data}))
-    deliveries_record(bodies)
+    if bodies:
+        deliveries_record(bodies)
     account_events_append(entries, queue)
+
+
+# --- follow-ups, after the commit ----------------------------------------------------
+
+
+def schedule_bot_turn(*, match_id: int, version: int) -> None:
+    """Enqueues the bot's move after a short thinking delay, once the transaction commits."""
+    transaction.on_commit(
+        lambda: current_app.send_task(
+            PLAY_BOT_TURN, args=(match_id, version), countdown=settings.BOT_THINK_SECONDS
+        ),
+        robust=True,
+    )
+
+
+def schedule_turn_timeout(*, match_id: int, version: int, deadline: datetime) -> None:
+    """A task at the deadline, when it is near enough: Redis redelivers a task whose ETA
+    exceeds the visibility timeout again and again, so later deadlines are left to the
+    periodic sweep."""
+    if (deadline - timezone.now()).total_seconds() > settings.TIMEOUT_TASK_MAX_ETA_SECONDS:
+        return
+    transaction.on_commit(
+        lambda: current_app.send_task(APPLY_TURN_TIMEOUT, args=(match_id, version), eta=deadline),
+        robust=True,
+    )

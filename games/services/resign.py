@@ -6,8 +6,8 @@ from django.db import transaction
 from accounts.models import User
 from games.errors import MatchNotActive, NotSeated
 from games.models import Match, Seat
-from games.services.play import forfeit_seat
-from games.services.table import MatchChange, match_for_play
+from games.services.play import forfeit_seat, match_for_play
+from games.services.table import MatchChange
 
 
 class AlreadyOut(MatchNotActive):

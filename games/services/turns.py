@@ -22,8 +22,8 @@ from games.engine import bots
 from games.errors import MatchNotActive
 from games.models import Match, Seat
 from games.services.locks import match_lock, match_lock_or_none
-from games.services.play import apply_action, forfeit_seat
-from games.services.table import MatchChange, seats_for_play
+from games.services.play import apply_action, forfeit_seat, seats_for_play
+from games.services.table import MatchChange
 
 logger = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from games.models import Match, MatchEvent
-from games.services.schedule import APPLY_TURN_TIMEOUT
+from games.services.publish import APPLY_TURN_TIMEOUT
 from tests.celery.conftest import wait_until
 from tests.factories import PlayerFactory
 from tests.servers import RedisServer

@@ -14,7 +14,7 @@ from accounts.models import WebhookDelivery
 from accounts.services import webhook_create
 from games import engine, services, stakes
 from games.models import Match, MatchEvent, Seat
-from games.services import schedule
+from games.services import publish
 from ledger.models import Account
 from tests.factories import PlayerFactory
 
@@ -291,11 +291,11 @@ def test_a_deadline_past_the_max_eta_gets_no_task_and_the_sweep_times_it_out(
     settings.TIMEOUT_TASK_MAX_ETA_SECONDS = 20
     match = _two_humans()  # turn_seconds=30
     with django_capture_on_commit_callbacks() as far:
-        schedule.schedule_turn_timeout(
+        publish.schedule_turn_timeout(
             match_id=match.pk, version=match.version, deadline=match.turn_deadline
         )
     with django_capture_on_commit_callbacks() as near:
-        schedule.schedule_turn_timeout(
+        publish.schedule_turn_timeout(
             match_id=match.pk, version=match.version, deadline=timezone.now() + timedelta(seconds=5)
         )
     assert (len(far), len(near)) == (0, 1)

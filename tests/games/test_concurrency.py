@@ -9,7 +9,7 @@ from django.db import connection, transaction
 
 from games.models import Match, MatchEvent, Seat
 from games.services.locks import match_lock
-from games.services.table import match_for_play
+from games.services.play import match_for_play
 from tests.conftest import client_for
 from tests.games.helpers import MATCHES, create_and_fill, seated_players
 

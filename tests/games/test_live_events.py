@@ -16,7 +16,7 @@ import pytest
 from django.db import connection
 
 from accounts.services import token_create
-from core.fields import timestamp
+from core.payloads import timestamp
 from games.models import Match, MatchEvent
 from tests.factories import PlayerFactory
 from tests.games.helpers import MATCHES, create_and_fill, seated_players
