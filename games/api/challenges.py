@@ -12,11 +12,10 @@ from core.idempotency import IDEMPOTENCY_HEADER, IdempotentView, idempotent
 from core.pagination import CursorQuery, cursor_page
 from core.query import parse_query
 from core.schema import problems
-from games import matchmaking
-from games.apis import NewestFirst
+from games import matchmaking, services
+from games.api.base import NewestFirst
 from games.models import Challenge
 from games.serializers import PRESET_NAMES
-from games.services import challenges
 
 
 class ChallengeInput(serializers.Serializer):
@@ -109,7 +108,7 @@ class ChallengeListCreateApi(IdempotentView, APIView):
     def post(self, request: Request) -> Response:
         payload = ChallengeInput(data=request.data)
         payload.is_valid(raise_exception=True)
-        challenge = challenges.challenge_create(user=request.user, **payload.validated_data)
+        challenge = services.challenge_create(user=request.user, **payload.validated_data)
         return _challenge(challenge, status.HTTP_201_CREATED)
 
 
@@ -148,7 +147,7 @@ def _answer_schema(summary: str, description: str, errors: dict[int, list[str]])
 )
 class ChallengeAcceptApi(_ChallengeAnswerApi):
     def answer(self, request: Request, challenge_id: int) -> Challenge:
-        return challenges.challenge_accept(challenge_id=challenge_id, user=request.user)
+        return services.challenge_accept(challenge_id=challenge_id, user=request.user)
 
 
 @_answer_schema(
@@ -158,7 +157,7 @@ class ChallengeAcceptApi(_ChallengeAnswerApi):
 )
 class ChallengeDeclineApi(_ChallengeAnswerApi):
     def answer(self, request: Request, challenge_id: int) -> Challenge:
-        return challenges.challenge_decline(challenge_id=challenge_id, user=request.user)
+        return services.challenge_decline(challenge_id=challenge_id, user=request.user)
 
 
 @_answer_schema(
@@ -168,4 +167,4 @@ class ChallengeDeclineApi(_ChallengeAnswerApi):
 )
 class ChallengeCancelApi(_ChallengeAnswerApi):
     def answer(self, request: Request, challenge_id: int) -> Challenge:
-        return challenges.challenge_cancel(challenge_id=challenge_id, user=request.user)
+        return services.challenge_cancel(challenge_id=challenge_id, user=request.user)

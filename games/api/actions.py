@@ -6,7 +6,7 @@ from rest_framework.response import Response
 
 from core.idempotency import IDEMPOTENCY_HEADER, idempotent
 from core.schema import problems
-from games.apis import MatchApiBase
+from games.api.base import MatchApiBase
 from games.services.resign import match_resign
 from games.shapes import MATCH
 

@@ -1,74 +1,32 @@
-"""Thin API views for matches: parse input, call a service or selector, return a dict."""
+"""Matches: the lobby (list, create), a match, join, leave, seat a bot, start; its
+rounds and its chat."""
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
-from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from core.fields import timestamp
-from core.idempotency import IDEMPOTENCY_HEADER, IdempotentView, idempotent
+from core.idempotency import IDEMPOTENCY_HEADER, idempotent
 from core.inputs import validated
-from core.pagination import IdCursorPagination, RankCursorPagination, cursor_page
+from core.pagination import cursor_page
 from core.query import parse_query
 from core.schema import problems
-from games import engine, selectors, services
-from games.models import Match
+from games import selectors, services
+from games.api.base import MatchApiBase, NewestFirst
 from games.serializers import (
     ActionInput,
     BotInput,
     CursorQuery,
     JoinInput,
-    LeaderboardEntryOutput,
-    LeaderboardQuery,
     MatchCreateInput,
     MatchListQuery,
     MatchSummaryOutput,
     MessageInput,
     MessageOutput,
 )
-from games.services import MatchChange
-from games.shapes import MATCH, ROUNDS, RULESETS
+from games.shapes import MATCH, ROUNDS
 from games.throttles import ChatThrottle
-
-
-class NewestFirst(IdCursorPagination):
-    page_size = 20
-    max_page_size = 100
-    page_size_query_param = "page_size"
-
-
-# Errors every operation on one match can answer with, besides its own.
-_MATCH_GONE = {404: ["not_found"]}
-_LOBBY = {409: ["match_not_open", "match_ended"]}
-
-
-class MatchApiBase(IdempotentView, APIView):
-    def match_response(self, match: Match, code: int = status.HTTP_200_OK) -> Response:
-        return Response(selectors.match_view(match=match, user=self.request.user), status=code)
-
-    def change_response(self, change: MatchChange, code: int = status.HTTP_200_OK) -> Response:
-        """The match a service just changed, reusing the seats and state it loaded."""
-        view = selectors.match_view(
-            match=change.match, user=self.request.user, seats=change.seats, state=change.state
-        )
-        return Response(view, status=code)
-
-
-class RulesetListApi(APIView):
-    permission_classes = [AllowAny]
-
-    @extend_schema(
-        responses={200: RULESETS},
-        tags=["rules"],
-        summary="Every preset with all its options",
-        description="The rule presets (RULES.md) with every option's value, typed by "
-        "`family`. Name one as `ruleset` when you create a match, and override single "
-        "options of its family in `options`.",
-    )
-    def get(self, request: Request) -> Response:
-        return Response(engine.preset_list())
 
 
 class MatchListCreateApi(MatchApiBase):
@@ -310,31 +268,3 @@ def _message(message) -> dict:
         "text": message.text,
         "created_at": timestamp(message.created_at),
     }
-
-
-class LeaderboardApi(APIView):
-    permission_classes = [AllowAny]
-
-    @extend_schema(
-        parameters=[LeaderboardQuery],
-        responses={200: cursor_page("LeaderboardPage", LeaderboardEntryOutput(many=True))},
-        tags=["accounts"],
-        summary="Players by chips or by rating",
-        description="Active players, best first: by wallet chips, or by the conservative "
-        "rating (mu - 3 sigma). Cursor-paginated like every list; ties are ordered by "
-        "player id.",
-    )
-    def get(self, request: Request) -> Response:
-        query = parse_query(request, LeaderboardQuery)
-        paginator = RankCursorPagination()
-        page = paginator.paginate_queryset(
-            selectors.leaderboard(by=query["by"], ruleset=query.get("ruleset")),
-            request,
-            view=self,
-        )
-        return paginator.get_paginated_response(
-            [
-                {"id": u.pk, "username": u.username, "is_bot": u.is_bot, "score": u.score}
-                for u in page
-            ]
-        )

@@ -13,7 +13,7 @@ from core.pagination import CursorQuery, cursor_page
 from core.query import parse_query
 from core.schema import problems
 from games import history, selectors
-from games.apis import NewestFirst
+from games.api.base import NewestFirst
 from games.serializers import PRESET_NAMES, MatchSummaryOutput
 
 

@@ -11,11 +11,10 @@ from core.idempotency import IDEMPOTENCY_HEADER, IdempotentView, idempotent
 from core.pagination import CursorQuery, cursor_page
 from core.query import parse_query
 from core.schema import problems
-from games import matchmaking
-from games.apis import NewestFirst
+from games import matchmaking, services
+from games.api.base import NewestFirst
 from games.models import Seek
 from games.serializers import PRESET_NAMES
-from games.services import seeks
 
 
 class SeekInput(serializers.Serializer):
@@ -89,7 +88,7 @@ class SeekListCreateApi(IdempotentView, APIView):
     def post(self, request: Request) -> Response:
         payload = SeekInput(data=request.data)
         payload.is_valid(raise_exception=True)
-        seek = seeks.seek_create(user=request.user, **payload.validated_data)
+        seek = services.seek_create(user=request.user, **payload.validated_data)
         return _seek(seek, status.HTTP_201_CREATED)
 
 
@@ -111,5 +110,5 @@ class SeekDetailApi(APIView):
         extensions=problems({409: ["seek_closed"]}),
     )
     def delete(self, request: Request, seek_id: int) -> Response:
-        seeks.seek_cancel(seek_id=seek_id, user=request.user)
+        services.seek_cancel(seek_id=seek_id, user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
