@@ -33,6 +33,7 @@ from accounts.throttles import (
     login_succeeded,
 )
 from core.idempotency import IDEMPOTENCY_HEADER, IdempotentView, idempotent
+from core.inputs import validated
 from core.schema import problems
 from ledger.selectors import wallet_balance
 
@@ -53,9 +54,7 @@ class RegisterApi(APIView):
         "username or a weak password is a 400 naming the field.",
     )
     def post(self, request: Request) -> Response:
-        payload = RegisterInput(data=request.data)
-        payload.is_valid(raise_exception=True)
-        user, raw_token = services.user_register(**payload.validated_data)
+        user, raw_token = services.user_register(**validated(RegisterInput, request.data))
         body = {"id": user.pk, "username": user.username, "token": raw_token}
         return Response(RegisterOutput(body).data, status=status.HTTP_201_CREATED)
 
@@ -85,9 +84,7 @@ class TokenApi(APIView):
         extensions=problems({400: ["invalid_credentials"]}),
     )
     def post(self, request: Request) -> Response:
-        payload = TokenObtainInput(data=request.data)
-        payload.is_valid(raise_exception=True)
-        data = payload.validated_data
+        data = validated(TokenObtainInput, request.data)
         expires_in = data.get("expires_in")
         token, raw = services.token_obtain(
             username=data["username"],
@@ -131,9 +128,7 @@ class MeApi(APIView):
         "players see it on every seat.",
     )
     def patch(self, request: Request) -> Response:
-        payload = MeUpdateInput(data=request.data)
-        payload.is_valid(raise_exception=True)
-        user = services.user_update(user=request.user, **payload.validated_data)
+        user = services.user_update(user=request.user, **validated(MeUpdateInput, request.data))
         return Response(me_payload(user, chips=wallet_balance(user=user)))
 
 
@@ -184,9 +179,9 @@ class WebhookListApi(IdempotentView, APIView):
     )
     @idempotent(secret_fields=["secret"])
     def post(self, request: Request) -> Response:
-        payload = WebhookInput(data=request.data)
-        payload.is_valid(raise_exception=True)
-        hook, secret = services.webhook_create(user=request.user, **payload.validated_data)
+        hook, secret = services.webhook_create(
+            user=request.user, **validated(WebhookInput, request.data)
+        )
         return Response(_webhook(hook, secret), status=status.HTTP_201_CREATED)
 
 

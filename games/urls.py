@@ -14,7 +14,7 @@ urlpatterns = [
     path("matches/<int:match_id>/leave/", matches.MatchLeaveApi.as_view(), name="match-leave"),
     path("matches/<int:match_id>/bots/", matches.MatchBotsApi.as_view(), name="match-bots"),
     path("matches/<int:match_id>/start/", matches.MatchStartApi.as_view(), name="match-start"),
-    path("matches/<int:match_id>/actions/", matches.MatchActionApi.as_view(), name="match-actions"),
+    path("matches/<int:match_id>/actions/", actions.MatchActionApi.as_view(), name="match-actions"),
     path("matches/<int:match_id>/resign/", actions.MatchResignApi.as_view(), name="match-resign"),
     path("matches/<int:match_id>/export/", history.MatchExportApi.as_view(), name="match-export"),
     path(

@@ -9,6 +9,7 @@ from rest_framework.views import APIView
 from accounts.serializers import PlayerRef
 from core.fields import StrictCharField, StrictIntegerField
 from core.idempotency import IDEMPOTENCY_HEADER, IdempotentView, idempotent
+from core.inputs import validated
 from core.pagination import CursorQuery, cursor_page
 from core.query import parse_query
 from core.schema import problems
@@ -106,9 +107,9 @@ class ChallengeListCreateApi(IdempotentView, APIView):
     )
     @idempotent
     def post(self, request: Request) -> Response:
-        payload = ChallengeInput(data=request.data)
-        payload.is_valid(raise_exception=True)
-        challenge = services.challenge_create(user=request.user, **payload.validated_data)
+        challenge = services.challenge_create(
+            user=request.user, **validated(ChallengeInput, request.data)
+        )
         return _challenge(challenge, status.HTTP_201_CREATED)
 
 

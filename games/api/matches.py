@@ -15,7 +15,6 @@ from core.schema import problems
 from games import selectors, services
 from games.api.base import MatchApiBase, NewestFirst
 from games.serializers import (
-    ActionInput,
     BotInput,
     CursorQuery,
     JoinInput,
@@ -66,9 +65,7 @@ class MatchListCreateApi(MatchApiBase):
     )
     @idempotent
     def post(self, request: Request) -> Response:
-        payload = MatchCreateInput(data=request.data)
-        payload.is_valid(raise_exception=True)
-        data = dict(payload.validated_data)
+        data = validated(MatchCreateInput, request.data)
         data["bots"] = [b["strategy"] for b in data.get("bots", [])]
         change = services.match_create(user=request.user, **data)
         return self.change_response(change, status.HTTP_201_CREATED)
@@ -107,9 +104,9 @@ class MatchJoinApi(MatchApiBase):
     )
     @idempotent
     def post(self, request: Request, match_id: int) -> Response:
-        payload = JoinInput(data=request.data)
-        payload.is_valid(raise_exception=True)
-        change = services.match_join(match_id=match_id, user=request.user, **payload.validated_data)
+        change = services.match_join(
+            match_id=match_id, user=request.user, **validated(JoinInput, request.data)
+        )
         return self.change_response(change)
 
 
@@ -147,10 +144,8 @@ class MatchBotsApi(MatchApiBase):
     )
     @idempotent
     def post(self, request: Request, match_id: int) -> Response:
-        payload = BotInput(data=request.data)
-        payload.is_valid(raise_exception=True)
         change = services.match_add_bot(
-            match_id=match_id, user=request.user, **payload.validated_data
+            match_id=match_id, user=request.user, **validated(BotInput, request.data)
         )
         return self.change_response(change, status.HTTP_201_CREATED)
 
@@ -174,36 +169,6 @@ class MatchStartApi(MatchApiBase):
     @idempotent
     def post(self, request: Request, match_id: int) -> Response:
         return self.change_response(services.match_start(match_id=match_id, user=request.user))
-
-
-class MatchActionApi(MatchApiBase):
-    @extend_schema(
-        request=ActionInput,
-        responses={201: MATCH},
-        parameters=[IDEMPOTENCY_HEADER],
-        tags=["play"],
-        summary="Act on your turn (follow legal_actions)",
-        description="One action on your turn, shaped by an entry of `legal_actions` "
-        "(common pool: bid, challenge, exact, pass, show_reroll; poker dice: bid, accept, "
-        "reroll, challenge). Send `expected_version` (the match's `version`) so an action "
-        "meant for an older state is refused with `stale_version` instead of applied. "
-        "Answers the match after the action.",
-        extensions=problems(
-            {
-                400: ["illegal_action", "invalid_bid", "bid_not_higher"],
-                403: ["not_a_player"],
-                409: ["not_your_turn", "stale_version", "match_not_active", "match_over"],
-            }
-        ),
-    )
-    @idempotent
-    def post(self, request: Request, match_id: int) -> Response:
-        action = validated(ActionInput, request.data)
-        expected = action.pop("expected_version", None)
-        change = services.action_submit(
-            match_id=match_id, user=request.user, action=action, expected_version=expected
-        )
-        return self.change_response(change, status.HTTP_201_CREATED)
 
 
 class MatchRoundsApi(MatchApiBase):

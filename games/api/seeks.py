@@ -8,6 +8,7 @@ from rest_framework.views import APIView
 
 from core.fields import StrictIntegerField
 from core.idempotency import IDEMPOTENCY_HEADER, IdempotentView, idempotent
+from core.inputs import validated
 from core.pagination import CursorQuery, cursor_page
 from core.query import parse_query
 from core.schema import problems
@@ -86,9 +87,7 @@ class SeekListCreateApi(IdempotentView, APIView):
     )
     @idempotent
     def post(self, request: Request) -> Response:
-        payload = SeekInput(data=request.data)
-        payload.is_valid(raise_exception=True)
-        seek = services.seek_create(user=request.user, **payload.validated_data)
+        seek = services.seek_create(user=request.user, **validated(SeekInput, request.data))
         return _seek(seek, status.HTTP_201_CREATED)
 
 
