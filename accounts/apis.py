@@ -10,6 +10,7 @@ from rest_framework.views import APIView
 
 from accounts import selectors, services
 from accounts.authentication import WalletBearerTokenAuthentication
+from accounts.errors import InvalidCredentials, TooManyWebhooks, WebhookRejected
 from accounts.models import Webhook
 from accounts.serializers import (
     MeOutput,
@@ -81,7 +82,7 @@ class TokenApi(APIView):
         summary="Log in: exchange username and password for a new token",
         description="A new token for an existing account (shown once); `expires_in` "
         "makes it expire. Other tokens stay valid.",
-        extensions=problems({400: ["invalid_credentials"]}),
+        extensions=problems(InvalidCredentials),
     )
     def post(self, request: Request) -> Response:
         data = validated(TokenObtainInput, request.data)
@@ -175,7 +176,7 @@ class WebhookListApi(IdempotentView, APIView):
         'match ends: `X-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`. '
         "The `secret` (yours, or one made for you) is shown only in this answer: a replay "
         "with the same Idempotency-Key answers the same webhook without it.",
-        extensions=problems({400: ["invalid_webhook_url"], 409: ["too_many_webhooks"]}),
+        extensions=problems(WebhookRejected, TooManyWebhooks),
     )
     @idempotent(secret_fields=["secret"])
     def post(self, request: Request) -> Response:

@@ -10,6 +10,18 @@ from core.inputs import validated
 from core.schema import problems
 from games import services
 from games.api.base import MatchApiBase
+from games.errors import (
+    ActionNotAllowed,
+    ActionOrRulesInvalid,
+    AlreadyOut,
+    BidNotHigher,
+    InvalidBid,
+    MatchNotActive,
+    MatchOver,
+    NotSeated,
+    NotYourTurn,
+    StaleVersion,
+)
 from games.serializers import ActionInput
 from games.shapes import MATCH
 
@@ -27,11 +39,15 @@ class MatchActionApi(MatchApiBase):
         "meant for an older state is refused with `stale_version` instead of applied. "
         "Answers the match after the action.",
         extensions=problems(
-            {
-                400: ["illegal_action", "invalid_bid", "bid_not_higher"],
-                403: ["not_a_player"],
-                409: ["not_your_turn", "stale_version", "match_not_active", "match_over"],
-            }
+            ActionOrRulesInvalid,
+            ActionNotAllowed,
+            InvalidBid,
+            BidNotHigher,
+            NotSeated,
+            NotYourTurn,
+            StaleVersion,
+            MatchNotActive,
+            MatchOver,
         ),
     )
     @idempotent
@@ -55,7 +71,7 @@ class MatchResignApi(MatchApiBase):
         "voided (antes go back); the match goes on among the others, or ends when one is "
         "left (poker dice: at once, you losing). Your stack returns to your wallet when "
         "the match ends; what you paid into the game pot stays there (RULES.md 1.9).",
-        extensions=problems({403: ["not_a_player"], 409: ["match_not_active", "already_out"]}),
+        extensions=problems(NotSeated, MatchNotActive, AlreadyOut),
     )
     @idempotent
     def post(self, request: Request, match_id: int) -> Response:

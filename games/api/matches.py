@@ -14,6 +14,17 @@ from core.query import parse_query
 from core.schema import problems
 from games import selectors, services
 from games.api.base import MatchApiBase, NewestFirst
+from games.errors import (
+    ActionOrRulesInvalid,
+    AlreadySeated,
+    MatchFull,
+    MatchNotOpen,
+    Muted,
+    NoSeatForCreator,
+    NotCreator,
+    NotEnoughPlayers,
+    NotSeated,
+)
 from games.serializers import (
     BotInput,
     CursorQuery,
@@ -26,6 +37,7 @@ from games.serializers import (
 )
 from games.shapes import MATCH, ROUNDS
 from games.throttles import ChatThrottle
+from ledger.errors import InsufficientChips
 
 
 class MatchListCreateApi(MatchApiBase):
@@ -61,7 +73,7 @@ class MatchListCreateApi(MatchApiBase):
         description="Opens a lobby with you in seat 0 and any `bots` in the next seats. "
         "With every seat filled it starts at once (the answer is then `active` with your "
         "dice). A buy-in is taken from every wallet at the start.",
-        extensions=problems({409: ["insufficient_chips"]}),
+        extensions=problems(ActionOrRulesInvalid, NoSeatForCreator, InsufficientChips),
     )
     @idempotent
     def post(self, request: Request) -> Response:
@@ -95,12 +107,7 @@ class MatchJoinApi(MatchApiBase):
         summary="Take a seat",
         description="Takes the next free seat of an open match (a private one needs its "
         "`invite_code`). Filling the last seat starts the match.",
-        extensions=problems(
-            {
-                403: ["invalid_invite_code"],
-                409: ["match_full", "match_not_open", "already_seated", "insufficient_chips"],
-            }
-        ),
+        extensions=problems(MatchFull, MatchNotOpen, AlreadySeated, InsufficientChips),
     )
     @idempotent
     def post(self, request: Request, match_id: int) -> Response:
@@ -119,7 +126,7 @@ class MatchLeaveApi(MatchApiBase):
         summary="Give up your seat before the start",
         description="Leaves an open match. A leaving creator hands the lobby to the next "
         "player clockwise; a lobby left with no player is aborted.",
-        extensions=problems({403: ["not_a_player"], 409: ["match_not_open"]}),
+        extensions=problems(NotSeated, MatchNotOpen),
     )
     @idempotent
     def post(self, request: Request, match_id: int) -> Response:
@@ -135,12 +142,7 @@ class MatchBotsApi(MatchApiBase):
         summary="Seat a bot (creator, before the start)",
         description="Seats a server bot (`random`, `cautious` or `expert`) in the next free "
         "seat; filling the last seat starts the match. Answers 201: a seat was created.",
-        extensions=problems(
-            {
-                403: ["not_creator"],
-                409: ["match_full", "match_not_open", "insufficient_chips"],
-            }
-        ),
+        extensions=problems(NotCreator, MatchFull, MatchNotOpen, InsufficientChips),
     )
     @idempotent
     def post(self, request: Request, match_id: int) -> Response:
@@ -159,12 +161,7 @@ class MatchStartApi(MatchApiBase):
         summary="Start the match (creator, 2+ seats)",
         description="Starts an open match with the players seated now (two or more). "
         "Players who can no longer pay the buy-in lose their seat first.",
-        extensions=problems(
-            {
-                403: ["not_creator"],
-                409: ["match_not_open", "not_enough_players", "insufficient_chips"],
-            }
-        ),
+        extensions=problems(NotCreator, MatchNotOpen, NotEnoughPlayers, InsufficientChips),
     )
     @idempotent
     def post(self, request: Request, match_id: int) -> Response:
@@ -215,7 +212,7 @@ class MatchMessagesApi(MatchApiBase):
         summary="Say something",
         description="Posts a chat message at a table you sit at (up to 500 characters; "
         "rate-limited per player).",
-        extensions=problems({403: ["not_a_player", "muted"]}),
+        extensions=problems(NotSeated, Muted),
     )
     @idempotent
     def post(self, request: Request, match_id: int) -> Response:

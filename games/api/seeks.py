@@ -14,8 +14,10 @@ from core.query import parse_query
 from core.schema import problems
 from games import matchmaking, services
 from games.api.base import NewestFirst
+from games.errors import AlreadySeeking, SeekClosed
 from games.models import Seek
 from games.serializers import PRESET_NAMES
+from ledger.errors import InsufficientChips
 
 
 class SeekInput(serializers.Serializer):
@@ -83,7 +85,7 @@ class SeekListCreateApi(IdempotentView, APIView):
         "when that happens now; else `waiting` until a `seek_matched` account event (and "
         "webhook), or until `expires_at`. One waiting seek per player (409 "
         "`already_seeking`).",
-        extensions=problems({409: ["already_seeking", "insufficient_chips"]}),
+        extensions=problems(AlreadySeeking, InsufficientChips),
     )
     @idempotent
     def post(self, request: Request) -> Response:
@@ -106,7 +108,7 @@ class SeekDetailApi(APIView):
         tags=["quick play"],
         summary="Withdraw a waiting seek",
         description="409 `seek_closed` once it is matched, cancelled or expired.",
-        extensions=problems({409: ["seek_closed"]}),
+        extensions=problems(SeekClosed),
     )
     def delete(self, request: Request, seek_id: int) -> Response:
         services.seek_cancel(seek_id=seek_id, user=request.user)

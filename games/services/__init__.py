@@ -42,7 +42,7 @@ from games.services.lobby import (
     match_start,
 )
 from games.services.locks import match_lock
-from games.services.play import action_submit, rules_error
+from games.services.play import action_submit
 from games.services.resign import match_resign
 from games.services.seeks import seek_cancel, seek_create
 from games.services.table import MatchChange
@@ -79,7 +79,6 @@ __all__ = [
     "message_post",
     "player_banned",
     "round_reveal",
-    "rules_error",
     "seek_cancel",
     "seek_create",
     "sweep_due_turns",

@@ -15,16 +15,20 @@ from django.db.models.functions import Lower
 from django.utils import timezone
 
 from accounts.models import User
-from core.errors import ConflictError, InvalidInput, NotFoundError, PermissionDeniedError
+from core.errors import InvalidInput
 from games import engine
+from games.errors import (
+    ChallengeClosed,
+    ChallengeExpired,
+    ChallengeNotFound,
+    NotChallenged,
+    NotChallenger,
+    rules_error,
+)
 from games.models import Challenge, ChallengeInvite, Match
 from games.services.account_events import announce
 from games.services.lobby import check_wallet, match_create, match_join
-from games.services.play import rules_error
-
-
-class ChallengeClosed(ConflictError):
-    code = "challenge_closed"
+from ledger.errors import InsufficientChips
 
 
 def _summary(challenge: Challenge) -> dict[str, Any]:
@@ -100,14 +104,14 @@ def _lock(challenge_id: int, user: User) -> Challenge:
     if challenge is None or (
         challenge.challenger_id != user.pk and not challenge.invites.filter(player=user).exists()
     ):
-        raise NotFoundError(f"No challenge {challenge_id}.")
+        raise ChallengeNotFound(f"No challenge {challenge_id}.")
     return challenge
 
 
 def _check_pending(challenge: Challenge) -> None:
     if challenge.status == Challenge.Status.PENDING and challenge.expires_at <= timezone.now():
         # Past its time but not yet swept: it is over (the sweep will mark it).
-        raise ChallengeClosed("This challenge has expired.", code="challenge_expired")
+        raise ChallengeExpired("This challenge has expired.")
     if challenge.status != Challenge.Status.PENDING:
         raise ChallengeClosed(f"This challenge is {challenge.status}.")
 
@@ -115,9 +119,7 @@ def _check_pending(challenge: Challenge) -> None:
 def _invite(challenge: Challenge, user: User) -> ChallengeInvite:
     invite = challenge.invites.filter(player=user).first()
     if invite is None:
-        raise PermissionDeniedError(
-            "Only a challenged player answers a challenge.", code="not_challenged"
-        )
+        raise NotChallenged("Only a challenged player answers a challenge.")
     if invite.response != ChallengeInvite.Response.PENDING:
         raise ChallengeClosed(f"You have {invite.response} this challenge already.")
     return invite
@@ -164,10 +166,7 @@ def _start_match(challenge: Challenge, invited: list[User]) -> Match:
     if change.match.status != Match.Status.ACTIVE:
         # Someone could no longer cover the buy-in: nothing happens (the transaction
         # rolls back); the challenge stays open for them to find the chips, or expires.
-        raise ConflictError(
-            "A player can no longer cover the buy-in; the match did not start.",
-            code="insufficient_chips",
-        )
+        raise InsufficientChips("A player can no longer cover the buy-in; the match did not start.")
     return change.match
 
 
@@ -187,9 +186,7 @@ def challenge_decline(*, challenge_id: int, user: User) -> Challenge:
 def challenge_cancel(*, challenge_id: int, user: User) -> Challenge:
     challenge = _lock(challenge_id, user)
     if challenge.challenger_id != user.pk:
-        raise PermissionDeniedError(
-            "Only the challenger cancels a challenge.", code="not_challenger"
-        )
+        raise NotChallenger("Only the challenger cancels a challenge.")
     _check_pending(challenge)
     return _close(challenge, Challenge.Status.CANCELLED, by=user)
 

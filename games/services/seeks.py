@@ -21,23 +21,15 @@ from django.db.models import F, Func
 from django.utils import timezone
 
 from accounts.models import Rating, User
-from core.errors import ConflictError, NotFoundError
 from games import engine
+from games.errors import AlreadySeeking, SeekClosed, SeekNotFound, rules_error
 from games.models import Match, Seek
 from games.services.account_events import announce
 from games.services.lobby import check_wallet, match_create, match_join
-from games.services.play import rules_error
+from ledger.errors import InsufficientChips
 from ledger.selectors import wallet_balance
 
 DEFAULT_RATING = Rating(mu=25.0, sigma=25.0 / 3.0).rating
-
-
-class AlreadySeeking(ConflictError):
-    code = "already_seeking"
-
-
-class SeekClosed(ConflictError):
-    code = "seek_closed"
 
 
 def _pool_lock(seek: Seek) -> None:
@@ -146,10 +138,7 @@ def _start_match(table: list[Seek]) -> Match:
     for s in table[1:]:
         change = match_join(match_id=change.match.pk, user=s.user)
     if change.match.status != Match.Status.ACTIVE:  # a wallet emptied meanwhile
-        raise ConflictError(
-            "A paired player can no longer cover the buy-in; try again.",
-            code="insufficient_chips",
-        )
+        raise InsufficientChips("A paired player can no longer cover the buy-in; try again.")
     return change.match
 
 
@@ -158,7 +147,7 @@ def seek_cancel(*, seek_id: int, user: User) -> Seek:
     """Withdraws a waiting seek (`seek_closed` once it is matched, cancelled or expired)."""
     seek = Seek.objects.select_for_update().filter(pk=seek_id, user=user).first()
     if seek is None:
-        raise NotFoundError(f"No seek {seek_id}.")
+        raise SeekNotFound(f"No seek {seek_id}.")
     if seek.status != Seek.Status.WAITING:
         raise SeekClosed(f"This seek is {seek.status}.")
     seek.status = Seek.Status.CANCELLED
