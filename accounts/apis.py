@@ -10,6 +10,7 @@ from rest_framework.views import APIView
 
 from accounts import selectors, services
 from accounts.authentication import WalletBearerTokenAuthentication
+from accounts.errors import InvalidCredentials, TooManyWebhooks, WebhookRejected
 from accounts.models import Webhook
 from accounts.serializers import (
     MeOutput,
@@ -33,6 +34,7 @@ from accounts.throttles import (
     login_succeeded,
 )
 from core.idempotency import IDEMPOTENCY_HEADER, IdempotentView, idempotent
+from core.inputs import validated
 from core.schema import problems
 from ledger.selectors import wallet_balance
 
@@ -53,9 +55,7 @@ class RegisterApi(APIView):
         "username or a weak password is a 400 naming the field.",
     )
     def post(self, request: Request) -> Response:
-        payload = RegisterInput(data=request.data)
-        payload.is_valid(raise_exception=True)
-        user, raw_token = services.user_register(**payload.validated_data)
+        user, raw_token = services.user_register(**validated(RegisterInput, request.data))
         body = {"id": user.pk, "username": user.username, "token": raw_token}
         return Response(RegisterOutput(body).data, status=status.HTTP_201_CREATED)
 
@@ -82,12 +82,10 @@ class TokenApi(APIView):
         summary="Log in: exchange username and password for a new token",
         description="A new token for an existing account (shown once); `expires_in` "
         "makes it expire. Other tokens stay valid.",
-        extensions=problems({400: ["invalid_credentials"]}),
+        extensions=problems(InvalidCredentials),
     )
     def post(self, request: Request) -> Response:
-        payload = TokenObtainInput(data=request.data)
-        payload.is_valid(raise_exception=True)
-        data = payload.validated_data
+        data = validated(TokenObtainInput, request.data)
         expires_in = data.get("expires_in")
         token, raw = services.token_obtain(
             username=data["username"],
@@ -131,9 +129,7 @@ class MeApi(APIView):
         "players see it on every seat.",
     )
     def patch(self, request: Request) -> Response:
-        payload = MeUpdateInput(data=request.data)
-        payload.is_valid(raise_exception=True)
-        user = services.user_update(user=request.user, **payload.validated_data)
+        user = services.user_update(user=request.user, **validated(MeUpdateInput, request.data))
         return Response(me_payload(user, chips=wallet_balance(user=user)))
 
 
@@ -180,13 +176,13 @@ class WebhookListApi(IdempotentView, APIView):
         'match ends: `X-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`. '
         "The `secret` (yours, or one made for you) is shown only in this answer: a replay "
         "with the same Idempotency-Key answers the same webhook without it.",
-        extensions=problems({400: ["invalid_webhook_url"], 409: ["too_many_webhooks"]}),
+        extensions=problems(WebhookRejected, TooManyWebhooks),
     )
     @idempotent(secret_fields=["secret"])
     def post(self, request: Request) -> Response:
-        payload = WebhookInput(data=request.data)
-        payload.is_valid(raise_exception=True)
-        hook, secret = services.webhook_create(user=request.user, **payload.validated_data)
+        hook, secret = services.webhook_create(
+            user=request.user, **validated(WebhookInput, request.data)
+        )
         return Response(_webhook(hook, secret), status=status.HTTP_201_CREATED)
 
 

@@ -9,6 +9,7 @@ from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
 from accounts.models import ApiToken, User, hash_token
+from core import errors
 from core.flags import flag_raised, raise_flags
 from core.prebuilt import PrebuiltSelect, table
 from ledger.models import Account, AccountKind
@@ -32,7 +33,7 @@ LAST_USED_PRECISION = timedelta(minutes=1)
 
 
 class TokenExpired(exceptions.AuthenticationFailed):
-    default_code = "token_expired"
+    default_code = errors.TokenExpired.code
     default_detail = "This token has expired; obtain a new one."
 
 

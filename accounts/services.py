@@ -9,12 +9,18 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.authentication import tokens_revoked
-from accounts.errors import InvalidCredentials
+from accounts.errors import (
+    InvalidCredentials,
+    TooManyWebhooks,
+    UsernameReserved,
+    UsernameTaken,
+    WeakPassword,
+)
 from accounts.events import sessions_changed
 from accounts.models import ApiToken, User, Webhook, hash_token
 from accounts.secret_box import seal
 from accounts.webhooks import check_url
-from core.errors import DomainError, InvalidInput, NotFoundError
+from core.errors import NotFoundError
 from ledger.services import signup_grant
 
 TOKEN_PREFIX = "ld_"
@@ -69,22 +75,21 @@ def token_obtain(
 RESERVED_USERNAME = re.compile(r"^bot[-_.]", re.IGNORECASE)
 
 
-def _username_taken() -> InvalidInput:
-    return InvalidInput({"username": ["This username is taken."]}, code="username_taken")
+def _username_taken() -> UsernameTaken:
+    return UsernameTaken({"username": ["This username is taken."]})
 
 
 @transaction.atomic
 def user_register(*, username: str, password: str) -> tuple[User, str]:
     """Creates an account, grants its starting chips and returns it with a first token."""
     if RESERVED_USERNAME.match(username):
-        raise InvalidInput(
+        raise UsernameReserved(
             {
                 "username": [
                     "Names starting with 'bot-' (any case, or 'bot_', 'bot.') are kept "
                     "for the server's bots."
                 ]
-            },
-            code="username_reserved",
+            }
         )
     if User.objects.filter(username__iexact=username).exists():
         raise _username_taken()
@@ -92,7 +97,7 @@ def user_register(*, username: str, password: str) -> tuple[User, str]:
     try:
         validate_password(password, user=candidate)
     except DjangoValidationError as exc:
-        raise InvalidInput({"password": list(exc.messages)}, code="weak_password") from exc
+        raise WeakPassword({"password": list(exc.messages)}) from exc
     candidate.set_password(password)
     try:
         with transaction.atomic():
@@ -114,9 +119,7 @@ def user_update(*, user: User, is_bot: bool | None = None) -> User:
 def webhook_create(*, user: User, url: str, secret: str | None = None) -> tuple[Webhook, str]:
     check_url(url)
     if Webhook.objects.filter(user=user, active=True).count() >= MAX_WEBHOOKS:
-        raise DomainError(
-            f"At most {MAX_WEBHOOKS} webhooks per account.", code="too_many_webhooks", status=409
-        )
+        raise TooManyWebhooks(f"At most {MAX_WEBHOOKS} webhooks per account.")
     secret = secret or secrets.token_urlsafe(32)
     return Webhook.objects.create(user=user, url=url, encrypted_secret=seal(secret)), secret
 

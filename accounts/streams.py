@@ -22,6 +22,7 @@ from accounts.events import (
     account_last_seq,
 )
 from core import notifications
+from core.errors import TooManyStreams
 from core.live import (
     HEARTBEAT,
     RECHECK_SECONDS,
@@ -73,7 +74,7 @@ class AccountStreamSchema(APIView):
         },
         tags=["accounts"],
         summary="Your account's events as they happen (Server-Sent Events)",
-        extensions={**problems({429: ["too_many_streams"]}), **event_stream("account")},
+        extensions={**problems(TooManyStreams), **event_stream("account")},
     )
     def get(self, request: Request) -> None:
         """Documents `account_stream`."""

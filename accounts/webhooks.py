@@ -22,9 +22,9 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from accounts.errors import WebhookRejected
 from accounts.models import Webhook, WebhookDelivery
 from accounts.secret_box import unseal
-from core.errors import DomainError
 
 DELIVER_WEBHOOK = "accounts.tasks.deliver_webhook"
 
@@ -38,10 +38,6 @@ MAX_BACKOFF_SECONDS = max(
 # address lookup before it aside), so a lease still held after that belongs to a worker
 # that died mid-delivery.
 LEASE = timedelta(seconds=settings.WEBHOOK_DEADLINE_SECONDS + 60)
-
-
-class WebhookRejected(DomainError):
-    code = "invalid_webhook_url"
 
 
 def sign(secret: str, body: bytes, timestamp: int) -> str:

@@ -4,6 +4,7 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from kombu import Connection
 
+from core.errors import MethodNotAllowed
 from core.problems import problem_response
 
 
@@ -31,8 +32,8 @@ def healthz(request: HttpRequest) -> JsonResponse:
     """Liveness and readiness: 200 when PostgreSQL and the broker answer, else 503."""
     if request.method not in ("GET", "HEAD"):
         return problem_response(
-            405,
-            "method_not_allowed",
+            MethodNotAllowed.status,
+            MethodNotAllowed.code,
             f'Method "{request.method}" not allowed.',
             headers={"Allow": "GET, HEAD"},
         )

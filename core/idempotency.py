@@ -35,7 +35,7 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from core.errors import ConflictError, DomainError
+from core.errors import IdempotencyKeyInUse, IdempotencyKeyReused, InvalidIdempotencyKey
 from core.models import IdempotencyRecord
 from core.parsers import UNSTORABLE_CHARACTERS
 from core.prebuilt import table
@@ -164,7 +164,7 @@ def _claim(request: Request, key: str, fingerprint: str) -> IdempotencyRecord | 
         if existing is not None:
             return existing
     # Only a pathological race (claimed, expired and purged by others in between).
-    raise ConflictError("Another request is claiming this key.", code="idempotency_key_in_use")
+    raise IdempotencyKeyInUse("Another request is claiming this key.")
 
 
 def _storable(value: Any) -> Any:
@@ -228,25 +228,17 @@ class IdempotentView:
 
 def _check_key(key: str) -> None:
     if not 1 <= len(key) <= 255 or _CONTROL.search(key):
-        raise DomainError(
-            f"{HEADER} must be 1 to 255 characters, none of them control characters.",
-            code="validation_error",
+        raise InvalidIdempotencyKey(
+            f"{HEADER} must be 1 to 255 characters, none of them control characters."
         )
 
 
 def _answer_from(existing: IdempotencyRecord | None, fingerprint: str) -> Response:
     """The answer to a request whose key another request holds or answered."""
     if existing is not None and existing.request_hash != fingerprint:
-        raise DomainError(
-            f"This {HEADER} was used with a different request.",
-            code="idempotency_key_reused",
-            status=422,
-        )
+        raise IdempotencyKeyReused(f"This {HEADER} was used with a different request.")
     if existing is None or existing.response_status is None:
-        raise ConflictError(
-            "The first request with this key is still running.",
-            code="idempotency_key_in_use",
-        )
+        raise IdempotencyKeyInUse("The first request with this key is still running.")
     replay = Response(
         existing.response_body,
         status=existing.response_status,

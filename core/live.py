@@ -29,7 +29,7 @@ from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from core import notifications
-from core.errors import DomainError
+from core.errors import DomainError, TooManyStreams
 from core.problems import PROBLEM_CONTENT_TYPE, problem_exception_handler, problem_response
 
 
@@ -229,12 +229,6 @@ class StreamSlot:
 
     def __del__(self) -> None:
         self.release()
-
-
-class TooManyStreams(DomainError):
-    code = "too_many_streams"
-    status = 429
-    title = "Too many requests"
 
 
 stream_limit = StreamLimit()

@@ -14,6 +14,17 @@ from django.utils.deprecation import MiddlewareMixin
 from django.utils.functional import SimpleLazyObject, empty
 from whitenoise.middleware import WhiteNoiseMiddleware
 
+from core.errors import (
+    BadRequest,
+    DomainError,
+    InvalidInput,
+    LengthRequired,
+    MethodNotAllowed,
+    NotFoundError,
+    PayloadTooLarge,
+    PermissionDeniedError,
+    ServerError,
+)
 from core.logging import current_request_id
 from core.problems import PROBLEM_CONTENT_TYPE, is_api_path, outage_response, problem_response
 
@@ -21,12 +32,10 @@ logger = logging.getLogger("liarsdice.request")
 
 _CLIENT_REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{8,64}$")
 _CONTENT_LENGTH = re.compile(r"^[0-9]+$")
+# The problem of an error page by its status; another status answers the base codes.
 _FALLBACK_CODES = {
-    400: "bad_request",
-    403: "permission_denied",
-    404: "not_found",
-    405: "method_not_allowed",
-    413: "payload_too_large",
+    p.status: p.code
+    for p in (BadRequest, PermissionDeniedError, NotFoundError, MethodNotAllowed, PayloadTooLarge)
 }
 
 
@@ -112,7 +121,7 @@ class ProblemFallbackMiddleware(SyncAndAsyncMiddleware):
         status = response.status_code
         problem = problem_response(
             status,
-            _FALLBACK_CODES.get(status, "error" if status < 500 else "server_error"),
+            _FALLBACK_CODES.get(status, DomainError.code if status < 500 else ServerError.code),
             "Something went wrong on our side." if status >= 500 else f"{response.reason_phrase}.",
         )
         for header, value in response.items():  # Allow, security headers, Vary...
@@ -156,22 +165,30 @@ class RequestGuardMiddleware(SyncAndAsyncMiddleware):
         if not length:
             if "chunked" in request.META.get("HTTP_TRANSFER_ENCODING", "").lower():
                 return problem_response(
-                    411, "length_required", "Send the body with a Content-Length header."
+                    LengthRequired.status,
+                    LengthRequired.code,
+                    "Send the body with a Content-Length header.",
                 )
             return None
         if not _CONTENT_LENGTH.match(length):
-            return problem_response(400, "bad_request", "Content-Length must be a whole number.")
+            return problem_response(
+                BadRequest.status, BadRequest.code, "Content-Length must be a whole number."
+            )
         # Compared as text first: int() refuses strings of thousands of digits.
         if len(length.lstrip("0")) > len(str(limit)) or int(length) > limit:
             return problem_response(
-                413, "payload_too_large", f"A request body may be at most {limit} bytes."
+                PayloadTooLarge.status,
+                PayloadTooLarge.code,
+                f"A request body may be at most {limit} bytes.",
             )
         return None
 
     @staticmethod
     def _nul_refusal(request: HttpRequest) -> HttpResponse | None:
         if "\x00" in request.path:
-            return problem_response(404, "not_found", "Nothing at this path.")
+            return problem_response(
+                NotFoundError.status, NotFoundError.code, "Nothing at this path."
+            )
         names = sorted(
             name
             for name, values in request.GET.lists()
@@ -180,10 +197,10 @@ class RequestGuardMiddleware(SyncAndAsyncMiddleware):
         if not names:
             return None
         return problem_response(
-            400,
-            "validation_error",
+            InvalidInput.status,
+            InvalidInput.code,
             "Null characters are not allowed in query parameters.",
-            title="Invalid input",
+            title=InvalidInput.title,
             errors=[
                 {
                     "field": name.replace("\x00", "\ufffd"),

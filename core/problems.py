@@ -15,11 +15,27 @@ from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.urls import Resolver404, resolve
 from django.views.csrf import csrf_failure as django_csrf_failure
-from rest_framework import exceptions, status
+from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
-from core.errors import DomainError
+from core.errors import (
+    BadRequest,
+    CsrfFailed,
+    DomainError,
+    InvalidInput,
+    MethodNotAllowed,
+    NotAcceptable,
+    NotAuthenticated,
+    NotFoundError,
+    PermissionDeniedError,
+    Problem,
+    ServerError,
+    ServiceUnavailable,
+    Throttled,
+    UnparsableBody,
+    UnsupportedMediaType,
+)
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 PROBLEM_TYPE_BASE = "https://liarsdice.example/problems/"
@@ -84,15 +100,17 @@ def _flatten_field_errors(details: Any, prefix: str = "") -> list[dict[str, str]
     return flat
 
 
-_DRF_CODES = {
-    exceptions.NotAuthenticated: "not_authenticated",
-    exceptions.PermissionDenied: "permission_denied",
-    exceptions.NotFound: "not_found",
-    exceptions.MethodNotAllowed: "method_not_allowed",
-    exceptions.NotAcceptable: "not_acceptable",
-    exceptions.UnsupportedMediaType: "unsupported_media_type",
-    exceptions.Throttled: "throttled",
-    exceptions.ParseError: "parse_error",
+# DRF's exceptions as our problems; any other (AuthenticationFailed and its kinds) keeps
+# its own code, which `core.errors` declares too.
+_DRF_PROBLEMS: dict[type[exceptions.APIException], type[Problem]] = {
+    exceptions.NotAuthenticated: NotAuthenticated,
+    exceptions.PermissionDenied: PermissionDeniedError,
+    exceptions.NotFound: NotFoundError,
+    exceptions.MethodNotAllowed: MethodNotAllowed,
+    exceptions.NotAcceptable: NotAcceptable,
+    exceptions.UnsupportedMediaType: UnsupportedMediaType,
+    exceptions.Throttled: Throttled,
+    exceptions.ParseError: UnparsableBody,
 }
 
 
@@ -128,13 +146,13 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
         detail = "; ".join(f"{e['field']}: {e['detail']}" for e in errors) or "Invalid input."
         body = problem_body(
             status_code=exc.status_code,
-            code="validation_error",
+            code=InvalidInput.code,
             detail=detail,
-            title="Invalid input",
+            title=InvalidInput.title,
             errors=errors,
         )
     else:
-        code = next((c for cls, c in _DRF_CODES.items() if isinstance(exc, cls)), None)
+        code = next((p.code for cls, p in _DRF_PROBLEMS.items() if isinstance(exc, cls)), None)
         if code is None:
             full = exc.get_codes()
             code = full if isinstance(full, str) else exc.default_code
@@ -176,11 +194,13 @@ API_NOT_FOUND = "api-not-found"
 
 # Django-level handlers (URLs that match no view, errors outside DRF views).
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
-    return problem_response(status.HTTP_400_BAD_REQUEST, "bad_request", "Malformed request.")
+    return problem_response(BadRequest.status, BadRequest.code, "Malformed request.")
 
 
 def permission_denied(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
-    return problem_response(403, "permission_denied", "You may not do this.")
+    return problem_response(
+        PermissionDeniedError.status, PermissionDeniedError.code, "You may not do this."
+    )
 
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
@@ -192,7 +212,7 @@ def not_found(request: HttpRequest, exception: Exception | None = None) -> JsonR
             match = None
         if match is not None and match.url_name != API_NOT_FOUND:
             detail += f" Did you mean {request.path}/ (with the trailing slash)?"
-    return problem_response(404, "not_found", detail)
+    return problem_response(NotFoundError.status, NotFoundError.code, detail)
 
 
 def server_error(request: HttpRequest) -> JsonResponse:
@@ -201,7 +221,9 @@ def server_error(request: HttpRequest) -> JsonResponse:
     outage = outage_response(sys.exc_info()[1])
     if outage is not None:
         return outage
-    return problem_response(500, "server_error", "Something went wrong on our side.")
+    return problem_response(
+        ServerError.status, ServerError.code, "Something went wrong on our side."
+    )
 
 
 _DATABASE_DOWN = (OperationalError, InterfaceError)
@@ -220,8 +242,8 @@ def outage_response(exc: BaseException | None) -> JsonResponse | None:
         return None
     retry_after = settings.OUTAGE_RETRY_AFTER_SECONDS
     return problem_response(
-        503,
-        "service_unavailable",
+        ServiceUnavailable.status,
+        ServiceUnavailable.code,
         f"{which} is unavailable for a moment; retry in {retry_after} s.",
         headers={"Retry-After": str(retry_after)},
     )
@@ -230,5 +252,5 @@ def outage_response(exc: BaseException | None) -> JsonResponse | None:
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     """CSRF_FAILURE_VIEW: problem+json on API paths, Django's own page for the admin."""
     if is_api_path(request.path):
-        return problem_response(403, "csrf_failed", f"CSRF check failed: {reason}")
+        return problem_response(CsrfFailed.status, CsrfFailed.code, f"CSRF check failed: {reason}")
     return django_csrf_failure(request, reason=reason)

@@ -1,18 +1,37 @@
 """OpenAPI generation helpers: constant (discriminator) fields, and the problem+json
 responses of every operation, listed by the statuses and codes that can really occur.
 
-A view declares its own business errors next to its `extend_schema`:
-`extensions=problems({409: ["match_full"], 403: ["not_creator"]})`. The hook adds what
-follows from the operation's shape (a body: 400/411/413/415; a path parameter or a
-cursor: 404; an `Idempotency-Key`: 409/422; a token: 401; always: 406, 429 and 503), writes
-the codes into each response's description, and collects every code into the `code`
-enum of the `Problem` component.
+A view names the error classes its services raise next to its `extend_schema`:
+`extensions=problems(MatchFull, NotCreator)`, whose statuses and codes are the classes'
+own (`core.errors`). The hook adds what follows from the operation's shape (a body:
+400/411/413/415; a path parameter or a cursor: 404; an `Idempotency-Key`: 409/422; a
+token: 401; always: 400, 406, 429 and 503), writes the codes into each response's
+description, and collects every code into the `code` enum of the `Problem` component.
 """
 
 from typing import Any
 
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from rest_framework import serializers
+
+from core.errors import (
+    AuthenticationFailed,
+    BadRequest,
+    IdempotencyKeyInUse,
+    IdempotencyKeyReused,
+    InvalidInput,
+    LengthRequired,
+    NotAcceptable,
+    NotAuthenticated,
+    NotFoundError,
+    PayloadTooLarge,
+    Problem,
+    ServiceUnavailable,
+    Throttled,
+    TokenExpired,
+    UnparsableBody,
+    UnsupportedMediaType,
+)
 
 PROBLEMS_EXTENSION = "x-problems"
 
@@ -31,22 +50,22 @@ _TITLES = {
     503: "PostgreSQL or Redis is down for a moment: retry after `Retry-After` seconds",
 }
 
-# Codes any operation of that shape can answer with.
-_EVERYWHERE = {
-    400: ["validation_error", "bad_request"],
-    406: ["not_acceptable"],
-    429: ["throttled"],
-    503: ["service_unavailable"],
-}
-_AUTHENTICATED = {401: ["not_authenticated", "authentication_failed", "token_expired"]}
-_WITH_BODY = {
-    400: ["parse_error"],
-    411: ["length_required"],
-    413: ["payload_too_large"],
-    415: ["unsupported_media_type"],
-}
-_WITH_PATH_OR_CURSOR = {404: ["not_found"]}
-_IDEMPOTENT = {409: ["idempotency_key_in_use"], 422: ["idempotency_key_reused"]}
+
+def _by_status(*classes: type[Problem]) -> dict[int, list[str]]:
+    found: dict[int, list[str]] = {}
+    for problem in classes:
+        codes = found.setdefault(problem.status, [])
+        if problem.code not in codes:
+            codes.append(problem.code)
+    return found
+
+
+# The problems any operation of that shape can answer with.
+_EVERYWHERE = _by_status(InvalidInput, BadRequest, NotAcceptable, Throttled, ServiceUnavailable)
+_AUTHENTICATED = _by_status(NotAuthenticated, AuthenticationFailed, TokenExpired)
+_WITH_BODY = _by_status(UnparsableBody, LengthRequired, PayloadTooLarge, UnsupportedMediaType)
+_WITH_PATH_OR_CURSOR = _by_status(NotFoundError)
+_IDEMPOTENT = _by_status(IdempotencyKeyInUse, IdempotencyKeyReused)
 
 PROBLEM_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -75,9 +94,12 @@ PROBLEM_SCHEMA: dict[str, Any] = {
 }
 
 
-def problems(by_status: dict[int, list[str]]) -> dict[str, Any]:
-    """`extend_schema(extensions=...)` value: an operation's own error codes by status."""
-    return {PROBLEMS_EXTENSION: {str(status): list(codes) for status, codes in by_status.items()}}
+def problems(*classes: type[Problem]) -> dict[str, Any]:
+    """`extend_schema(extensions=...)` value: the error classes an operation's services
+    raise (besides those of its shape), documented by their statuses and codes."""
+    return {
+        PROBLEMS_EXTENSION: {str(status): codes for status, codes in _by_status(*classes).items()}
+    }
 
 
 def _merge(into: dict[int, list[str]], more: dict[int, list[str]]) -> None:

@@ -1,4 +1,15 @@
+"""Every error of matches, challenges and seeks, declared once with its code and status
+(`core.errors`): services and reads raise these, and each view documents the ones it can
+meet with `core.schema.problems(...)`."""
+
 from core.errors import ConflictError, DomainError, NotFoundError, PermissionDeniedError
+from games import engine
+
+# --- matches ---------------------------------------------------------------------------
+
+
+class MatchNotFound(NotFoundError):
+    pass
 
 
 class MatchNotOpen(ConflictError):
@@ -7,6 +18,12 @@ class MatchNotOpen(ConflictError):
 
 class MatchNotActive(ConflictError):
     code = "match_not_active"
+
+
+class MatchEnded(ConflictError):
+    """A match already finished or aborted, for an action on a match in play or a lobby."""
+
+    code = "match_ended"
 
 
 class MatchFull(ConflictError):
@@ -25,25 +42,130 @@ class NotCreator(PermissionDeniedError):
     code = "not_creator"
 
 
+class NoSeatForCreator(DomainError):
+    """More bots asked for than the table has seats besides the creator's."""
+
+    code = "validation_error"
+
+
+class NotEnoughPlayers(ConflictError):
+    code = "not_enough_players"
+
+
 class StaleVersion(ConflictError):
     code = "stale_version"
 
 
-class MatchNotFound(NotFoundError):
-    pass
+class AlreadyOut(MatchNotActive):
+    code = "already_out"
 
 
-class RulesRejected(DomainError):
-    """An engine IllegalAction or InvalidRules, carried with its stable code."""
-
-    title = "Not allowed by the rules"
+class MatchNotFinished(MatchNotActive):
+    code = "match_not_finished"
 
 
-class MatchEnded(ConflictError):
-    """A match already finished or aborted, for an action on a match in play or a lobby."""
+class NotExportable(ConflictError):
+    """Finished before the server kept its actions: the dice alone cannot rebuild it."""
 
-    code = "match_ended"
+    code = "not_exportable"
+
+
+# --- chat ------------------------------------------------------------------------------
+
+
+class Muted(PermissionDeniedError):
+    code = "muted"
 
 
 class MessageHidden(ConflictError):
     code = "message_hidden"
+
+
+# --- the rules: one class per engine code ----------------------------------------------
+
+
+class RulesRejected(DomainError):
+    """The engine's refusal (an `IllegalAction` or `InvalidRules`), by its code."""
+
+    title = "Not allowed by the rules"
+
+
+class ActionOrRulesInvalid(RulesRejected):
+    """A malformed action, or rules options the engine refuses."""
+
+    code = engine.ErrorCode.VALIDATION_ERROR.value
+
+
+class ActionNotAllowed(RulesRejected):
+    code = engine.ErrorCode.ILLEGAL_ACTION.value
+
+
+class InvalidBid(RulesRejected):
+    code = engine.ErrorCode.INVALID_BID.value
+
+
+class BidNotHigher(RulesRejected):
+    code = engine.ErrorCode.BID_NOT_HIGHER.value
+
+
+class NotYourTurn(RulesRejected):
+    code = engine.ErrorCode.NOT_YOUR_TURN.value
+    status = 409
+
+
+class MatchOver(RulesRejected):
+    code = engine.ErrorCode.MATCH_OVER.value
+    status = 409
+
+
+RULES_ERRORS: dict[str, type[RulesRejected]] = {
+    cls.code: cls
+    for cls in (
+        ActionOrRulesInvalid,
+        ActionNotAllowed,
+        InvalidBid,
+        BidNotHigher,
+        NotYourTurn,
+        MatchOver,
+    )
+}
+
+
+def rules_error(exc: "engine.EngineError") -> RulesRejected:
+    """The engine's refusal as the error of its code."""
+    return RULES_ERRORS[exc.code](exc.detail)
+
+
+# --- challenges and seeks --------------------------------------------------------------
+
+
+class ChallengeNotFound(NotFoundError):
+    pass
+
+
+class ChallengeClosed(ConflictError):
+    code = "challenge_closed"
+
+
+class ChallengeExpired(ChallengeClosed):
+    code = "challenge_expired"
+
+
+class NotChallenged(PermissionDeniedError):
+    code = "not_challenged"
+
+
+class NotChallenger(PermissionDeniedError):
+    code = "not_challenger"
+
+
+class SeekNotFound(NotFoundError):
+    pass
+
+
+class AlreadySeeking(ConflictError):
+    code = "already_seeking"
+
+
+class SeekClosed(ConflictError):
+    code = "seek_closed"

@@ -7,19 +7,14 @@ from typing import Any
 from django.db.models import Q, QuerySet
 
 from accounts.models import User
-from core.errors import ConflictError
 from games import engine
-from games.errors import MatchNotActive
+from games.errors import MatchNotFinished, NotExportable
 from games.models import Match, MatchAction, RoundRecord, Seat
 from games.selectors import match_get
 from games.services.table import player_ref
 from games.stakes import match_transfers
 
 EXPORT_FORMAT = "liarsdice-match/1"
-
-
-class MatchNotFinished(MatchNotActive):
-    code = "match_not_finished"
 
 
 def player_matches(
@@ -51,9 +46,7 @@ def match_export(*, match_id: int, user: User) -> dict[str, Any]:
     )
     if len(actions) != state.version:
         # Finished before the server kept its actions: the dice alone cannot rebuild it.
-        raise ConflictError(
-            f"Match {match.pk} finished before its actions were recorded.", code="not_exportable"
-        )
+        raise NotExportable(f"Match {match.pk} finished before its actions were recorded.")
     seats = list(match.seats.select_related("player").order_by("seat"))
     return {
         "format": EXPORT_FORMAT,

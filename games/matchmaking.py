@@ -5,7 +5,7 @@ from typing import Any
 from django.db.models import Q, QuerySet
 
 from accounts.models import User
-from core.errors import NotFoundError
+from games.errors import ChallengeNotFound, SeekNotFound
 from games.models import Challenge, Seek
 from games.services.table import player_ref
 
@@ -25,7 +25,7 @@ def challenges_of(
 def challenge_get(*, challenge_id: int, user: User) -> Challenge:
     challenge = challenges_of(user=user).filter(pk=challenge_id).first()
     if challenge is None:
-        raise NotFoundError(f"No challenge {challenge_id}.")
+        raise ChallengeNotFound(f"No challenge {challenge_id}.")
     return challenge
 
 
@@ -57,7 +57,7 @@ def seeks_of(*, user: User, status: str | None = None) -> QuerySet[Seek]:
 def seek_get(*, seek_id: int, user: User) -> Seek:
     seek = seeks_of(user=user).filter(pk=seek_id).first()
     if seek is None:
-        raise NotFoundError(f"No seek {seek_id}.")
+        raise SeekNotFound(f"No seek {seek_id}.")
     return seek
 
 

@@ -25,6 +25,7 @@ from rest_framework.views import APIView
 
 from accounts.events import SESSIONS_CHANNEL
 from core import notifications
+from core.errors import TooManyStreams
 from core.live import (
     HEARTBEAT,
     RECHECK_SECONDS,
@@ -262,7 +263,7 @@ class MatchStreamSchema(APIView):
         },
         tags=["play"],
         summary="The match's events as they happen (Server-Sent Events)",
-        extensions={**problems({429: ["too_many_streams"]}), **event_stream("match")},
+        extensions={**problems(TooManyStreams), **event_stream("match")},
     )
     def get(self, request: Request, match_id: int) -> None:
         """Documents `match_stream`."""

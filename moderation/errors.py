@@ -9,6 +9,10 @@ class ReasonRequired(ModerationError):
     code = "reason_required"
 
 
+class MuteInThePast(ModerationError):
+    code = "invalid_until"
+
+
 class NotAllowed(PermissionDeniedError):
     code = "not_allowed"
 

@@ -14,7 +14,7 @@ from games import selectors as game_selectors
 from games import services as games
 from games.errors import MatchEnded, MessageHidden
 from games.models import ChatMessage, Match
-from moderation.errors import NotAllowed, NothingToDo, ReasonRequired
+from moderation.errors import MuteInThePast, NotAllowed, NothingToDo, ReasonRequired
 from moderation.models import AuditAction, AuditRecord
 
 
@@ -153,7 +153,7 @@ def player_unban(*, user_id: int, moderator: User, reason: str) -> User:
 def player_mute(*, user_id: int, moderator: User, reason: str, until: datetime) -> User:
     reason = _reason(reason)
     if until <= timezone.now():
-        raise ReasonRequired("A mute ends in the future.", code="invalid_until")
+        raise MuteInThePast("A mute ends in the future.")
     player = User.objects.select_for_update().get(pk=user_id)
     _check_target(player, moderator)
     before = player.chat_muted_until

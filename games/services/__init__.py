@@ -20,6 +20,12 @@ returns a `MatchChange`.
 The public services are re-exported here: `from games import services`.
 """
 
+from games.services.challenges import (
+    challenge_accept,
+    challenge_cancel,
+    challenge_create,
+    challenge_decline,
+)
 from games.services.chat import message_hide, message_post
 from games.services.interventions import (
     MatchAborted,
@@ -36,7 +42,9 @@ from games.services.lobby import (
     match_start,
 )
 from games.services.locks import match_lock
-from games.services.play import action_submit, rules_error
+from games.services.play import action_submit
+from games.services.resign import match_resign
+from games.services.seeks import seek_cancel, seek_create
 from games.services.table import MatchChange
 from games.services.turns import (
     SWEEP_RETRY_SECONDS,
@@ -55,18 +63,24 @@ __all__ = [
     "PlayerBanned",
     "action_submit",
     "bot_play",
+    "challenge_accept",
+    "challenge_cancel",
+    "challenge_create",
+    "challenge_decline",
     "match_abort",
     "match_add_bot",
     "match_create",
     "match_join",
     "match_leave",
     "match_lock",
+    "match_resign",
     "match_start",
     "message_hide",
     "message_post",
     "player_banned",
     "round_reveal",
-    "rules_error",
+    "seek_cancel",
+    "seek_create",
     "sweep_due_turns",
     "turn_force_timeout",
     "turn_timeout",

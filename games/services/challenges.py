@@ -15,28 +15,25 @@ from django.db.models.functions import Lower
 from django.utils import timezone
 
 from accounts.models import User
-from core.errors import ConflictError, InvalidInput, NotFoundError, PermissionDeniedError
-from games import engine
-from games.events import (
-    ChallengeAccepted,
-    ChallengeCancelled,
-    ChallengeDeclined,
+from core.errors import InvalidInput
+from games import engine, events
+from games.errors import (
+    ChallengeClosed,
     ChallengeExpired,
-    ChallengeReceived,
+    ChallengeNotFound,
+    NotChallenged,
+    NotChallenger,
+    rules_error,
 )
 from games.models import Challenge, ChallengeInvite, Match
 from games.services.lobby import check_wallet, match_create, match_join
 from games.services.locks import challenges_lock
-from games.services.play import rules_error
 from games.services.publish import Notice, publish
+from ledger.errors import InsufficientChips
 
 
-class ChallengeClosed(ConflictError):
-    code = "challenge_closed"
-
-
-def _received(challenge: Challenge) -> ChallengeReceived:
-    return ChallengeReceived(
+def _received(challenge: Challenge) -> events.ChallengeReceived:
+    return events.ChallengeReceived(
         challenge_id=challenge.pk,
         challenger=challenge.challenger.username,
         ruleset=challenge.ruleset,
@@ -105,14 +102,14 @@ def _lock(challenge_id: int, user: User) -> Challenge:
     if challenge is None or (
         challenge.challenger_id != user.pk and not challenge.invites.filter(player=user).exists()
     ):
-        raise NotFoundError(f"No challenge {challenge_id}.")
+        raise ChallengeNotFound(f"No challenge {challenge_id}.")
     return challenge
 
 
 def _check_pending(challenge: Challenge) -> None:
     if challenge.status == Challenge.Status.PENDING and challenge.expires_at <= timezone.now():
         # Past its time but not yet swept: it is over (the sweep will mark it).
-        raise ChallengeClosed("This challenge has expired.", code="challenge_expired")
+        raise ChallengeExpired("This challenge has expired.")
     if challenge.status != Challenge.Status.PENDING:
         raise ChallengeClosed(f"This challenge is {challenge.status}.")
 
@@ -120,9 +117,7 @@ def _check_pending(challenge: Challenge) -> None:
 def _invite(challenge: Challenge, user: User) -> ChallengeInvite:
     invite = challenge.invites.filter(player=user).first()
     if invite is None:
-        raise PermissionDeniedError(
-            "Only a challenged player answers a challenge.", code="not_challenged"
-        )
+        raise NotChallenged("Only a challenged player answers a challenge.")
     if invite.response != ChallengeInvite.Response.PENDING:
         raise ChallengeClosed(f"You have {invite.response} this challenge already.")
     return invite
@@ -145,7 +140,7 @@ def challenge_accept(*, challenge_id: int, user: User) -> Challenge:
     challenge.match = _start_match(challenge, [i.player for i in invites])
     challenge.status = Challenge.Status.ACCEPTED
     challenge.save(update_fields=["status", "match"])
-    accepted = ChallengeAccepted(challenge_id=challenge.pk, match_id=challenge.match_id)
+    accepted = events.ChallengeAccepted(challenge_id=challenge.pk, match_id=challenge.match_id)
     publish(
         notices=[
             Notice(user_id, accepted)
@@ -171,10 +166,7 @@ def _start_match(challenge: Challenge, invited: list[User]) -> Match:
     if change.match.status != Match.Status.ACTIVE:
         # Someone could no longer cover the buy-in: nothing happens (the transaction
         # rolls back); the challenge stays open for them to find the chips, or expires.
-        raise ConflictError(
-            "A player can no longer cover the buy-in; the match did not start.",
-            code="insufficient_chips",
-        )
+        raise InsufficientChips("A player can no longer cover the buy-in; the match did not start.")
     return change.match
 
 
@@ -194,18 +186,16 @@ def challenge_decline(*, challenge_id: int, user: User) -> Challenge:
 def challenge_cancel(*, challenge_id: int, user: User) -> Challenge:
     challenge = _lock(challenge_id, user)
     if challenge.challenger_id != user.pk:
-        raise PermissionDeniedError(
-            "Only the challenger cancels a challenge.", code="not_challenger"
-        )
+        raise NotChallenger("Only the challenger cancels a challenge.")
     _check_pending(challenge)
     return _close(challenge, Challenge.Status.CANCELLED, by=user)
 
 
 # The account event telling the others that a challenge closed, by how it closed.
 _CLOSED = {
-    Challenge.Status.DECLINED: ChallengeDeclined,
-    Challenge.Status.CANCELLED: ChallengeCancelled,
-    Challenge.Status.EXPIRED: ChallengeExpired,
+    Challenge.Status.DECLINED: events.ChallengeDeclined,
+    Challenge.Status.CANCELLED: events.ChallengeCancelled,
+    Challenge.Status.EXPIRED: events.ChallengeExpired,
 }
 
 

@@ -4,8 +4,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
-from core.errors import DomainError
-from games.errors import MessageHidden, NotSeated
+from games.errors import MessageHidden, Muted, NotSeated
 from games.models import ChatMessage, MatchEvent
 from games.services.locks import chat_messages_lock, visible_match_lock
 from games.services.publish import publish
@@ -22,11 +21,7 @@ def message_post(*, match_id: int, user: User, text: str) -> ChatMessage:
     if not match.seats.filter(player=user).exists():
         raise NotSeated("Only seated players can talk at this table.")
     if user.is_muted():
-        raise DomainError(
-            f"You are muted in chat until {user.chat_muted_until.isoformat()}.",
-            code="muted",
-            status=403,
-        )
+        raise Muted(f"You are muted in chat until {user.chat_muted_until.isoformat()}.")
     message = ChatMessage.objects.create(match=match, author=user, text=text)
     publish(
         match=match,

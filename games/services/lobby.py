@@ -9,14 +9,23 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
-from core.errors import DomainError, InvalidInput
+from core.errors import InvalidInput
 from games import engine, fairness, stakes
-from games.errors import AlreadySeated, MatchFull, MatchNotOpen, NotCreator, NotSeated
+from games.errors import (
+    AlreadySeated,
+    MatchFull,
+    MatchNotOpen,
+    NoSeatForCreator,
+    NotCreator,
+    NotEnoughPlayers,
+    NotSeated,
+    rules_error,
+)
 from games.events import MatchStarted
 from games.models import Match, Seat
 from games.services.bot_players import server_bot
 from games.services.locks import visible_match_lock
-from games.services.play import apply_engine_events, rules_error, seats_for_play
+from games.services.play import apply_engine_events, seats_for_play
 from games.services.publish import publish, seat_notices
 from games.services.table import LOBBY_FIELDS, MatchChange, player_ref
 from ledger.errors import InsufficientChips
@@ -71,9 +80,7 @@ def match_create(
         raise rules_error(exc) from exc
     _check_opener(rules, opener_seat, max_players)
     if bots and len(bots) >= max_players:
-        raise DomainError(
-            "A match needs a seat for its creator besides the bots.", code="validation_error"
-        )
+        raise NoSeatForCreator("A match needs a seat for its creator besides the bots.")
     check_wallet(user, buy_in)
     match = Match.objects.create(
         ruleset=ruleset,
@@ -161,11 +168,7 @@ def match_start(*, match_id: int, user: User) -> MatchChange:
     # the refusal below rolls the unseating back too (a later joiner's start redoes it).
     _unseat_short_of_chips(match)
     if match.seats.count() < 2:
-        raise DomainError(
-            "A match needs at least two players who can cover its buy-in.",
-            code="not_enough_players",
-            status=409,
-        )
+        raise NotEnoughPlayers("A match needs at least two players who can cover its buy-in.")
     match.version += 1
     return _start(match)
 

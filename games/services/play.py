@@ -27,7 +27,7 @@ from core.prebuilt import (
     table,
 )
 from games import engine, fairness, stakes
-from games.errors import MatchNotActive, MatchNotFound, NotSeated, RulesRejected, StaleVersion
+from games.errors import MatchNotActive, MatchNotFound, NotSeated, StaleVersion, rules_error
 from games.events import MatchFinished, YourTurn
 from games.fairness import commitment, new_salt
 from games.models import Match, MatchAction, RoundRecord, Seat
@@ -84,18 +84,6 @@ def match_for_play(match_id: int, user: User) -> tuple[Match, list[Seat]]:
 
 # A move's entry in the match's action log, written with the move's other writes.
 _LOG_INSERT = PrebuiltInsert(MatchAction)
-
-# Engine codes that describe a conflict with the match's current state.
-_CONFLICT_CODES = {"not_your_turn", "match_over"}
-
-
-def rules_error(exc: engine.EngineError) -> RulesRejected:
-    """The engine's refusal as a domain error (409 for a conflict with the match's state)."""
-    code = str(getattr(exc, "code", "validation_error"))
-    status = 409 if code in _CONFLICT_CODES else 400
-    return RulesRejected(
-        str(exc.detail if hasattr(exc, "detail") else exc), code=code, status=status
-    )
 
 
 def action_submit(

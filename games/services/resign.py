@@ -4,14 +4,10 @@ timeout policy or a ban takes (RULES.md 1.9)."""
 from django.db import transaction
 
 from accounts.models import User
-from games.errors import MatchNotActive, NotSeated
+from games.errors import AlreadyOut, MatchNotActive, NotSeated
 from games.models import Match, Seat
 from games.services.play import forfeit_seat, match_for_play
 from games.services.table import MatchChange
-
-
-class AlreadyOut(MatchNotActive):
-    code = "already_out"
 
 
 @transaction.atomic

@@ -19,25 +19,17 @@ from django.db.models import F, Func
 from django.utils import timezone
 
 from accounts.models import Rating, User
-from core.errors import ConflictError, NotFoundError
 from games import engine
+from games.errors import AlreadySeeking, SeekClosed, SeekNotFound, rules_error
 from games.events import SeekMatched
 from games.models import Match, Seek
 from games.services.lobby import check_wallet, match_create, match_join
 from games.services.locks import seek_pool_lock, seeks_lock
-from games.services.play import rules_error
 from games.services.publish import Notice, publish
+from ledger.errors import InsufficientChips
 from ledger.selectors import wallet_balance
 
 DEFAULT_RATING = Rating(mu=25.0, sigma=25.0 / 3.0).rating
-
-
-class AlreadySeeking(ConflictError):
-    code = "already_seeking"
-
-
-class SeekClosed(ConflictError):
-    code = "seek_closed"
 
 
 def rating_in(user: User, ruleset: str) -> float:
@@ -139,10 +131,7 @@ def _start_match(table: list[Seek]) -> Match:
     for s in table[1:]:
         change = match_join(match_id=change.match.pk, user=s.user)
     if change.match.status != Match.Status.ACTIVE:  # a wallet emptied meanwhile
-        raise ConflictError(
-            "A paired player can no longer cover the buy-in; try again.",
-            code="insufficient_chips",
-        )
+        raise InsufficientChips("A paired player can no longer cover the buy-in; try again.")
     return change.match
 
 
@@ -151,7 +140,7 @@ def seek_cancel(*, seek_id: int, user: User) -> Seek:
     """Withdraws a waiting seek (`seek_closed` once it is matched, cancelled or expired)."""
     seek = seeks_lock(Seek.objects.filter(pk=seek_id, user=user)).first()
     if seek is None:
-        raise NotFoundError(f"No seek {seek_id}.")
+        raise SeekNotFound(f"No seek {seek_id}.")
     if seek.status != Seek.Status.WAITING:
         raise SeekClosed(f"This seek is {seek.status}.")
     seek.status = Seek.Status.CANCELLED

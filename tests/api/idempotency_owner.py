@@ -15,7 +15,7 @@ from rest_framework.test import APIRequestFactory, force_authenticate  # noqa: E
 
 from accounts.models import User  # noqa: E402
 from core.idempotency import idempotent  # noqa: E402
-from games.apis import MatchApiBase  # noqa: E402
+from games.api.base import MatchApiBase  # noqa: E402
 
 
 class HangingView(MatchApiBase):

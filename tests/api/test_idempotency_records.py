@@ -20,7 +20,7 @@ from rest_framework.test import APIRequestFactory, force_authenticate
 from core.idempotency import KEEP_FOR, OWNER_LOCK_SPACE, idempotent, purge_expired
 from core.models import IdempotencyRecord
 from core.tasks import purge_idempotency_records
-from games.apis import MatchApiBase
+from games.api.base import MatchApiBase
 from games.models import Match
 from tests.celery.conftest import ROOT, Processes
 from tests.conftest import client_for

@@ -1,74 +1,43 @@
-"""Thin API views for matches: parse input, call a service or selector, return a dict."""
+"""Matches: the lobby (list, create), a match, join, leave, seat a bot, start; its
+rounds and its chat."""
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
-from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
-from core.idempotency import IDEMPOTENCY_HEADER, IdempotentView, idempotent
+from core.idempotency import IDEMPOTENCY_HEADER, idempotent
 from core.inputs import validated
-from core.pagination import IdCursorPagination, RankCursorPagination, cursor_page
+from core.pagination import cursor_page
 from core.payloads import timestamp
 from core.query import parse_query
 from core.schema import problems
-from games import engine, selectors, services
-from games.models import Match
+from games import selectors, services
+from games.api.base import MatchApiBase, NewestFirst
+from games.errors import (
+    ActionOrRulesInvalid,
+    AlreadySeated,
+    MatchFull,
+    MatchNotOpen,
+    Muted,
+    NoSeatForCreator,
+    NotCreator,
+    NotEnoughPlayers,
+    NotSeated,
+)
 from games.serializers import (
-    ActionInput,
     BotInput,
     CursorQuery,
     JoinInput,
-    LeaderboardEntryOutput,
-    LeaderboardQuery,
     MatchCreateInput,
     MatchListQuery,
     MatchSummaryOutput,
     MessageInput,
     MessageOutput,
 )
-from games.services import MatchChange
-from games.shapes import MATCH, ROUNDS, RULESETS
+from games.shapes import MATCH, ROUNDS
 from games.throttles import ChatThrottle
-
-
-class NewestFirst(IdCursorPagination):
-    page_size = 20
-    max_page_size = 100
-    page_size_query_param = "page_size"
-
-
-# Errors every operation on one match can answer with, besides its own.
-_MATCH_GONE = {404: ["not_found"]}
-_LOBBY = {409: ["match_not_open", "match_ended"]}
-
-
-class MatchApiBase(IdempotentView, APIView):
-    def match_response(self, match: Match, code: int = status.HTTP_200_OK) -> Response:
-        return Response(selectors.match_view(match=match, user=self.request.user), status=code)
-
-    def change_response(self, change: MatchChange, code: int = status.HTTP_200_OK) -> Response:
-        """The match a service just changed, reusing the seats and state it loaded."""
-        view = selectors.match_view(
-            match=change.match, user=self.request.user, seats=change.seats, state=change.state
-        )
-        return Response(view, status=code)
-
-
-class RulesetListApi(APIView):
-    permission_classes = [AllowAny]
-
-    @extend_schema(
-        responses={200: RULESETS},
-        tags=["rules"],
-        summary="Every preset with all its options",
-        description="The rule presets (RULES.md) with every option's value, typed by "
-        "`family`. Name one as `ruleset` when you create a match, and override single "
-        "options of its family in `options`.",
-    )
-    def get(self, request: Request) -> Response:
-        return Response(engine.preset_list())
+from ledger.errors import InsufficientChips
 
 
 class MatchListCreateApi(MatchApiBase):
@@ -104,13 +73,11 @@ class MatchListCreateApi(MatchApiBase):
         description="Opens a lobby with you in seat 0 and any `bots` in the next seats. "
         "With every seat filled it starts at once (the answer is then `active` with your "
         "dice). A buy-in is taken from every wallet at the start.",
-        extensions=problems({409: ["insufficient_chips"]}),
+        extensions=problems(ActionOrRulesInvalid, NoSeatForCreator, InsufficientChips),
     )
     @idempotent
     def post(self, request: Request) -> Response:
-        payload = MatchCreateInput(data=request.data)
-        payload.is_valid(raise_exception=True)
-        data = dict(payload.validated_data)
+        data = validated(MatchCreateInput, request.data)
         data["bots"] = [b["strategy"] for b in data.get("bots", [])]
         change = services.match_create(user=request.user, **data)
         return self.change_response(change, status.HTTP_201_CREATED)
@@ -140,18 +107,13 @@ class MatchJoinApi(MatchApiBase):
         summary="Take a seat",
         description="Takes the next free seat of an open match (a private one needs its "
         "`invite_code`). Filling the last seat starts the match.",
-        extensions=problems(
-            {
-                403: ["invalid_invite_code"],
-                409: ["match_full", "match_not_open", "already_seated", "insufficient_chips"],
-            }
-        ),
+        extensions=problems(MatchFull, MatchNotOpen, AlreadySeated, InsufficientChips),
     )
     @idempotent
     def post(self, request: Request, match_id: int) -> Response:
-        payload = JoinInput(data=request.data)
-        payload.is_valid(raise_exception=True)
-        change = services.match_join(match_id=match_id, user=request.user, **payload.validated_data)
+        change = services.match_join(
+            match_id=match_id, user=request.user, **validated(JoinInput, request.data)
+        )
         return self.change_response(change)
 
 
@@ -164,7 +126,7 @@ class MatchLeaveApi(MatchApiBase):
         summary="Give up your seat before the start",
         description="Leaves an open match. A leaving creator hands the lobby to the next "
         "player clockwise; a lobby left with no player is aborted.",
-        extensions=problems({403: ["not_a_player"], 409: ["match_not_open"]}),
+        extensions=problems(NotSeated, MatchNotOpen),
     )
     @idempotent
     def post(self, request: Request, match_id: int) -> Response:
@@ -180,19 +142,12 @@ class MatchBotsApi(MatchApiBase):
         summary="Seat a bot (creator, before the start)",
         description="Seats a server bot (`random`, `cautious` or `expert`) in the next free "
         "seat; filling the last seat starts the match. Answers 201: a seat was created.",
-        extensions=problems(
-            {
-                403: ["not_creator"],
-                409: ["match_full", "match_not_open", "insufficient_chips"],
-            }
-        ),
+        extensions=problems(NotCreator, MatchFull, MatchNotOpen, InsufficientChips),
     )
     @idempotent
     def post(self, request: Request, match_id: int) -> Response:
-        payload = BotInput(data=request.data)
-        payload.is_valid(raise_exception=True)
         change = services.match_add_bot(
-            match_id=match_id, user=request.user, **payload.validated_data
+            match_id=match_id, user=request.user, **validated(BotInput, request.data)
         )
         return self.change_response(change, status.HTTP_201_CREATED)
 
@@ -206,46 +161,11 @@ class MatchStartApi(MatchApiBase):
         summary="Start the match (creator, 2+ seats)",
         description="Starts an open match with the players seated now (two or more). "
         "Players who can no longer pay the buy-in lose their seat first.",
-        extensions=problems(
-            {
-                403: ["not_creator"],
-                409: ["match_not_open", "not_enough_players", "insufficient_chips"],
-            }
-        ),
+        extensions=problems(NotCreator, MatchNotOpen, NotEnoughPlayers, InsufficientChips),
     )
     @idempotent
     def post(self, request: Request, match_id: int) -> Response:
         return self.change_response(services.match_start(match_id=match_id, user=request.user))
-
-
-class MatchActionApi(MatchApiBase):
-    @extend_schema(
-        request=ActionInput,
-        responses={201: MATCH},
-        parameters=[IDEMPOTENCY_HEADER],
-        tags=["play"],
-        summary="Act on your turn (follow legal_actions)",
-        description="One action on your turn, shaped by an entry of `legal_actions` "
-        "(common pool: bid, challenge, exact, pass, show_reroll; poker dice: bid, accept, "
-        "reroll, challenge). Send `expected_version` (the match's `version`) so an action "
-        "meant for an older state is refused with `stale_version` instead of applied. "
-        "Answers the match after the action.",
-        extensions=problems(
-            {
-                400: ["illegal_action", "invalid_bid", "bid_not_higher"],
-                403: ["not_a_player"],
-                409: ["not_your_turn", "stale_version", "match_not_active", "match_over"],
-            }
-        ),
-    )
-    @idempotent
-    def post(self, request: Request, match_id: int) -> Response:
-        action = validated(ActionInput, request.data)
-        expected = action.pop("expected_version", None)
-        change = services.action_submit(
-            match_id=match_id, user=request.user, action=action, expected_version=expected
-        )
-        return self.change_response(change, status.HTTP_201_CREATED)
 
 
 class MatchRoundsApi(MatchApiBase):
@@ -292,7 +212,7 @@ class MatchMessagesApi(MatchApiBase):
         summary="Say something",
         description="Posts a chat message at a table you sit at (up to 500 characters; "
         "rate-limited per player).",
-        extensions=problems({403: ["not_a_player", "muted"]}),
+        extensions=problems(NotSeated, Muted),
     )
     @idempotent
     def post(self, request: Request, match_id: int) -> Response:
@@ -310,31 +230,3 @@ def _message(message) -> dict:
         "text": message.text,
         "created_at": timestamp(message.created_at),
     }
-
-
-class LeaderboardApi(APIView):
-    permission_classes = [AllowAny]
-
-    @extend_schema(
-        parameters=[LeaderboardQuery],
-        responses={200: cursor_page("LeaderboardPage", LeaderboardEntryOutput(many=True))},
-        tags=["accounts"],
-        summary="Players by chips or by rating",
-        description="Active players, best first: by wallet chips, or by the conservative "
-        "rating (mu - 3 sigma). Cursor-paginated like every list; ties are ordered by "
-        "player id.",
-    )
-    def get(self, request: Request) -> Response:
-        query = parse_query(request, LeaderboardQuery)
-        paginator = RankCursorPagination()
-        page = paginator.paginate_queryset(
-            selectors.leaderboard(by=query["by"], ruleset=query.get("ruleset")),
-            request,
-            view=self,
-        )
-        return paginator.get_paginated_response(
-            [
-                {"id": u.pk, "username": u.username, "is_bot": u.is_bot, "score": u.score}
-                for u in page
-            ]
-        )

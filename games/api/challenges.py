@@ -7,16 +7,19 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.serializers import PlayerRef
+from core.errors import Problem
 from core.fields import StrictCharField, StrictIntegerField
 from core.idempotency import IDEMPOTENCY_HEADER, IdempotentView, idempotent
+from core.inputs import validated
 from core.pagination import CursorQuery, cursor_page
 from core.query import parse_query
 from core.schema import problems
-from games import matchmaking
-from games.apis import NewestFirst
+from games import matchmaking, services
+from games.api.base import NewestFirst
+from games.errors import ChallengeClosed, ChallengeExpired, NotChallenged, NotChallenger
 from games.models import Challenge
 from games.serializers import PRESET_NAMES
-from games.services import challenges
+from ledger.errors import InsufficientChips
 
 
 class ChallengeInput(serializers.Serializer):
@@ -103,13 +106,13 @@ class ChallengeListCreateApi(IdempotentView, APIView):
         description="Each challenged player gets a `challenge_received` account event (and "
         "webhook). The match starts, you in seat 0, once every one accepts; one refusal "
         "ends the challenge; unanswered, it expires (`expires_at`).",
-        extensions=problems({409: ["insufficient_chips"]}),
+        extensions=problems(InsufficientChips),
     )
     @idempotent
     def post(self, request: Request) -> Response:
-        payload = ChallengeInput(data=request.data)
-        payload.is_valid(raise_exception=True)
-        challenge = challenges.challenge_create(user=request.user, **payload.validated_data)
+        challenge = services.challenge_create(
+            user=request.user, **validated(ChallengeInput, request.data)
+        )
         return _challenge(challenge, status.HTTP_201_CREATED)
 
 
@@ -125,10 +128,10 @@ class _ChallengeAnswerApi(IdempotentView, APIView):
 
 
 # A challenge no longer waiting for answers.
-_CLOSED = ["challenge_closed", "challenge_expired"]
+_CLOSED = (ChallengeClosed, ChallengeExpired)
 
 
-def _answer_schema(summary: str, description: str, errors: dict[int, list[str]]):
+def _answer_schema(summary: str, description: str, errors: tuple[type[Problem], ...]):
     return extend_schema(
         request=None,
         responses={200: ChallengeOutput},
@@ -136,7 +139,7 @@ def _answer_schema(summary: str, description: str, errors: dict[int, list[str]])
         tags=["challenges"],
         summary=summary,
         description=description,
-        extensions=problems(errors),
+        extensions=problems(*errors),
     )
 
 
@@ -144,28 +147,28 @@ def _answer_schema(summary: str, description: str, errors: dict[int, list[str]])
     "Accept a challenge",
     "The last acceptance starts the match (`match_id`); everyone gets a "
     "`challenge_accepted` account event.",
-    {403: ["not_challenged"], 409: [*_CLOSED, "insufficient_chips"]},
+    (NotChallenged, *_CLOSED, InsufficientChips),
 )
 class ChallengeAcceptApi(_ChallengeAnswerApi):
     def answer(self, request: Request, challenge_id: int) -> Challenge:
-        return challenges.challenge_accept(challenge_id=challenge_id, user=request.user)
+        return services.challenge_accept(challenge_id=challenge_id, user=request.user)
 
 
 @_answer_schema(
     "Decline a challenge",
     "It ends for everyone (`challenge_declined` event).",
-    {403: ["not_challenged"], 409: _CLOSED},
+    (NotChallenged, *_CLOSED),
 )
 class ChallengeDeclineApi(_ChallengeAnswerApi):
     def answer(self, request: Request, challenge_id: int) -> Challenge:
-        return challenges.challenge_decline(challenge_id=challenge_id, user=request.user)
+        return services.challenge_decline(challenge_id=challenge_id, user=request.user)
 
 
 @_answer_schema(
     "Cancel your challenge",
     "The challenged get a `challenge_cancelled` event.",
-    {403: ["not_challenger"], 409: _CLOSED},
+    (NotChallenger, *_CLOSED),
 )
 class ChallengeCancelApi(_ChallengeAnswerApi):
     def answer(self, request: Request, challenge_id: int) -> Challenge:
-        return challenges.challenge_cancel(challenge_id=challenge_id, user=request.user)
+        return services.challenge_cancel(challenge_id=challenge_id, user=request.user)

@@ -8,14 +8,16 @@ from rest_framework.views import APIView
 
 from core.fields import StrictIntegerField
 from core.idempotency import IDEMPOTENCY_HEADER, IdempotentView, idempotent
+from core.inputs import validated
 from core.pagination import CursorQuery, cursor_page
 from core.query import parse_query
 from core.schema import problems
-from games import matchmaking
-from games.apis import NewestFirst
+from games import matchmaking, services
+from games.api.base import NewestFirst
+from games.errors import AlreadySeeking, SeekClosed
 from games.models import Seek
 from games.serializers import PRESET_NAMES
-from games.services import seeks
+from ledger.errors import InsufficientChips
 
 
 class SeekInput(serializers.Serializer):
@@ -83,13 +85,11 @@ class SeekListCreateApi(IdempotentView, APIView):
         "when that happens now; else `waiting` until a `seek_matched` account event (and "
         "webhook), or until `expires_at`. One waiting seek per player (409 "
         "`already_seeking`).",
-        extensions=problems({409: ["already_seeking", "insufficient_chips"]}),
+        extensions=problems(AlreadySeeking, InsufficientChips),
     )
     @idempotent
     def post(self, request: Request) -> Response:
-        payload = SeekInput(data=request.data)
-        payload.is_valid(raise_exception=True)
-        seek = seeks.seek_create(user=request.user, **payload.validated_data)
+        seek = services.seek_create(user=request.user, **validated(SeekInput, request.data))
         return _seek(seek, status.HTTP_201_CREATED)
 
 
@@ -108,8 +108,8 @@ class SeekDetailApi(APIView):
         tags=["quick play"],
         summary="Withdraw a waiting seek",
         description="409 `seek_closed` once it is matched, cancelled or expired.",
-        extensions=problems({409: ["seek_closed"]}),
+        extensions=problems(SeekClosed),
     )
     def delete(self, request: Request, seek_id: int) -> Response:
-        seeks.seek_cancel(seek_id=seek_id, user=request.user)
+        services.seek_cancel(seek_id=seek_id, user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -13,7 +13,8 @@ from core.pagination import CursorQuery, cursor_page
 from core.query import parse_query
 from core.schema import problems
 from games import history, selectors
-from games.apis import NewestFirst
+from games.api.base import NewestFirst
+from games.errors import MatchNotFinished, NotExportable
 from games.serializers import PRESET_NAMES, MatchSummaryOutput
 
 
@@ -125,7 +126,7 @@ class MatchExportApi(APIView):
         "salts, every action, every die rolled, results and chips. `replay` holds what the "
         "engine's replay needs to rebuild the match exactly. Only finished matches export: "
         "409 `match_not_finished` before that; 404 for a match you may not see.",
-        extensions=problems({409: ["match_not_finished"]}),
+        extensions=problems(MatchNotFinished, NotExportable),
     )
     def get(self, request: Request, match_id: int) -> Response:
         body = history.match_export(match_id=match_id, user=request.user)

@@ -1,0 +1,19 @@
+"""The games API, one module per resource (`games/urls.py` maps every path to one):
+
+* `matches`     the lobby (list, create), a match, join, leave, bots, start, its rounds,
+                its chat
+* `actions`     a seat's action on its turn, resigning
+* `history`     a player's matches, a finished match's export
+* `challenges`  direct challenges: create, list, accept, decline, cancel
+* `seeks`       quick play: seek, list, one seek, withdraw
+* `rulesets`    the presets
+* `leaderboard` players by chips or rating
+* `base`        what they share: a match's answer, newest-first pages
+
+The match's events and stream are `games/streams.py`.
+
+Every view reads its input one way (`core.inputs.validated` for a body,
+`core.query.parse_query` for a query), calls services one way (`from games import
+services`), reads through the read modules (`selectors`, `history`, `matchmaking`), and
+documents its errors from the classes its services raise (`core.schema.problems`).
+"""

@@ -1,0 +1,40 @@
+"""Players ranked by chips or by rating."""
+
+from drf_spectacular.utils import extend_schema
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from core.pagination import RankCursorPagination, cursor_page
+from core.query import parse_query
+from games import selectors
+from games.serializers import LeaderboardEntryOutput, LeaderboardQuery
+
+
+class LeaderboardApi(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        parameters=[LeaderboardQuery],
+        responses={200: cursor_page("LeaderboardPage", LeaderboardEntryOutput(many=True))},
+        tags=["accounts"],
+        summary="Players by chips or by rating",
+        description="Active players, best first: by wallet chips, or by the conservative "
+        "rating (mu - 3 sigma). Cursor-paginated like every list; ties are ordered by "
+        "player id.",
+    )
+    def get(self, request: Request) -> Response:
+        query = parse_query(request, LeaderboardQuery)
+        paginator = RankCursorPagination()
+        page = paginator.paginate_queryset(
+            selectors.leaderboard(by=query["by"], ruleset=query.get("ruleset")),
+            request,
+            view=self,
+        )
+        return paginator.get_paginated_response(
+            [
+                {"id": u.pk, "username": u.username, "is_bot": u.is_bot, "score": u.score}
+                for u in page
+            ]
+        )
