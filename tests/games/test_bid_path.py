@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from games.api.actions import MatchActionApi
 
+from games.api.actions import MatchActionApi
 from tests.games.helpers import MATCHES, create_and_fill, seated_players
 
 ROOT = str(Path(__file__).resolve().parents[2]) + "/"
