@@ -44,7 +44,11 @@ class TokenObtainInput(serializers.Serializer):
         help_text="Lifetime in seconds; omitted: the token lasts until revoked.",
     )
     name = StrictCharField(
-        max_length=100, required=False, default="", help_text="A label for the token list."
+        max_length=100,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="A label for the token list.",
     )
 
 
