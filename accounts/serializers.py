@@ -14,6 +14,7 @@ from core.fields import (
     StrictIntegerField,
     StrictRegexField,
 )
+from core.inputs import StrictInput
 from core.schema import ConstField
 
 _username_field = StrictRegexField(
@@ -23,7 +24,7 @@ _username_field = StrictRegexField(
 )
 
 
-class RegisterInput(serializers.Serializer):
+class RegisterInput(StrictInput):
     username = _username_field
     password = StrictCharField(max_length=128, trim_whitespace=False, write_only=True)
 
@@ -34,7 +35,7 @@ class RegisterOutput(serializers.Serializer):
     token = serializers.CharField(help_text="Shown once; store it safely.")
 
 
-class TokenObtainInput(serializers.Serializer):
+class TokenObtainInput(StrictInput):
     username = StrictCharField(max_length=150, validators=[UnicodeUsernameValidator()])
     password = StrictCharField(max_length=128, trim_whitespace=False, write_only=True)
     expires_in = StrictIntegerField(
@@ -93,7 +94,7 @@ class MeOutput(PlayerRef):
     games_won = serializers.IntegerField()
 
 
-class MeUpdateInput(serializers.Serializer):
+class MeUpdateInput(StrictInput):
     is_bot = StrictBooleanField(required=False)
 
 
@@ -109,7 +110,7 @@ def me_payload(user: User, *, chips: int) -> dict:
     }
 
 
-class WebhookInput(serializers.Serializer):
+class WebhookInput(StrictInput):
     url = serializers.URLField(max_length=500)
     secret = StrictCharField(
         min_length=16,

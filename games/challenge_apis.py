@@ -9,6 +9,7 @@ from rest_framework.views import APIView
 from accounts.serializers import PlayerRef
 from core.fields import StrictCharField, StrictIntegerField
 from core.idempotency import IDEMPOTENCY_HEADER, IdempotentView, idempotent
+from core.inputs import StrictInput
 from core.pagination import CursorQuery, cursor_page
 from core.query import parse_query
 from core.schema import problems
@@ -19,7 +20,7 @@ from games.serializers import PRESET_NAMES
 from games.services import challenges
 
 
-class ChallengeInput(serializers.Serializer):
+class ChallengeInput(StrictInput):
     usernames = serializers.ListField(
         child=StrictCharField(max_length=150),
         min_length=1,

@@ -11,8 +11,14 @@ from ledger.models import Account
 from tests.conftest import client_for
 from tests.factories import PlayerFactory
 from tests.games.helpers import MATCHES, create_and_fill, seated_players
+from tests.problems import assert_problem
 
 pytestmark = pytest.mark.django_db
+
+ACTION_FIELDS = (
+    "Unknown field; the fields are type, quantity, face, show, target_seat, hand, "
+    "direction, hold, expected_version."
+)
 
 
 @pytest.fixture(autouse=True)
@@ -107,6 +113,7 @@ def test_bad_actions_change_nothing(running, body, status, code):
             [
                 ("type", "invalid_choice", '"Bid" is not a valid choice.'),
                 ("hold", "max_length", "Ensure this field has no more than 5 elements."),
+                ("unknown", "unknown_field", ACTION_FIELDS),
             ],
         ),
         (
@@ -148,6 +155,44 @@ def test_a_malformed_action_is_answered_field_by_field(running, body, errors):
             {"field": field, "code": code, "detail": detail} for field, code, detail in errors
         ],
     }
+    assert snapshot(match_id) == before
+
+
+def post_action(client, match_id: int, body: dict):
+    return client.post(f"{MATCHES}{match_id}/actions/", body, format="json")
+
+
+def field_errors(response) -> list[tuple[str, str]]:
+    return [(e["field"], e["code"]) for e in response.json()["errors"]]
+
+
+def test_an_unknown_field_is_refused_by_name_not_ignored(running):
+    """A misspelt `expected_version` would silently switch the stale-version check off."""
+    match_id, on_turn, _ = running
+    before = snapshot(match_id)
+    response = post_action(
+        on_turn, match_id, {"type": "bid", "quantity": 2, "face": 5, "expectedVersion": 3}
+    )
+    assert_problem(response, 400, "validation_error")
+    assert response.json()["errors"] == [
+        {"field": "expectedVersion", "code": "unknown_field", "detail": ACTION_FIELDS}
+    ]
+    assert snapshot(match_id) == before
+
+
+def test_an_unknown_field_is_listed_with_every_other_bad_field(running):
+    match_id, on_turn, _ = running
+    before = snapshot(match_id)
+    response = post_action(
+        on_turn, match_id, {"type": "bid", "quantity": "2", "face": 0, "note": "hi", "x": None}
+    )
+    assert_problem(response, 400, "validation_error")
+    assert field_errors(response) == [
+        ("quantity", "invalid"),
+        ("face", "min_value"),
+        ("note", "unknown_field"),
+        ("x", "unknown_field"),
+    ]
     assert snapshot(match_id) == before
 
 
