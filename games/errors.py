@@ -34,9 +34,16 @@ class MatchNotFound(NotFoundError):
 
 
 class RulesRejected(DomainError):
-    """An engine IllegalAction or InvalidRules, carried with its stable code."""
+    """An engine IllegalAction or InvalidRules, carried with its stable code (and the
+    bad fields of a malformed action)."""
 
     title = "Not allowed by the rules"
+
+    def __init__(
+        self, detail: str, *, code: str, status: int, errors: list[dict[str, str]] | None = None
+    ) -> None:
+        super().__init__(detail, code=code, status=status)
+        self.errors = errors
 
 
 class MatchEnded(ConflictError):

@@ -43,7 +43,10 @@ def rules_error(exc: engine.EngineError) -> RulesRejected:
     code = str(getattr(exc, "code", "validation_error"))
     status = 409 if code in _CONFLICT_CODES else 400
     return RulesRejected(
-        str(exc.detail if hasattr(exc, "detail") else exc), code=code, status=status
+        str(exc.detail if hasattr(exc, "detail") else exc),
+        code=code,
+        status=status,
+        errors=exc.errors,
     )
 
 

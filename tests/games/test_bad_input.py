@@ -196,6 +196,75 @@ def test_an_unknown_field_is_listed_with_every_other_bad_field(running):
     assert snapshot(match_id) == before
 
 
+@pytest.mark.parametrize(
+    ("body", "errors"),
+    [
+        ({"type": "bid"}, [("quantity", "required"), ("face", "required")]),
+        ({"type": "bid", "quantity": 2}, [("face", "required")]),
+        ({"type": "bid", "face": 5, "show": [0]}, [("quantity", "required")]),
+    ],
+)
+def test_every_missing_field_of_an_action_is_listed(running, body, errors):
+    match_id, on_turn, _ = running
+    before = snapshot(match_id)
+    response = post_action(on_turn, match_id, body)
+    problem = assert_problem(response, 400, "validation_error")
+    assert field_errors(response) == errors
+    for field, _ in errors:
+        assert field in problem["detail"]
+    assert snapshot(match_id) == before
+
+
+@pytest.fixture
+def poker_running():
+    players = seated_players(3)
+    match_id = create_and_fill(players, ruleset="poker_dice")
+    turn = Match.objects.get(pk=match_id).turn_seat
+    seat_of = {s.player_id: s.seat for s in Match.objects.get(pk=match_id).seats.all()}
+    return match_id, next(c for u, c in players if seat_of[u.pk] == turn)
+
+
+def test_a_poker_hand_sent_to_a_common_pool_match_says_what_a_bid_takes_here(running):
+    match_id, on_turn, _ = running
+    before = snapshot(match_id)
+    response = post_action(on_turn, match_id, {"type": "bid", "hand": ["A", "A", "K", None, None]})
+    problem = assert_problem(response, 400, "validation_error")
+    assert problem["detail"].startswith(
+        "This is a common-pool match: a bid takes quantity and face"
+    )
+    assert field_errors(response) == [
+        ("hand", "other_family"),
+        ("quantity", "required"),
+        ("face", "required"),
+    ]
+    # A hand beside a bid that would be legal is refused as well, not ignored.
+    response = post_action(
+        on_turn, match_id, {"type": "bid", "quantity": 2, "face": 3, "hand": ["junk"]}
+    )
+    assert_problem(response, 400, "validation_error")
+    assert field_errors(response) == [("hand", "other_family")]
+    assert snapshot(match_id) == before
+
+
+def test_a_common_pool_bid_sent_to_a_poker_dice_match_says_what_a_bid_takes_here(
+    poker_running,
+):
+    match_id, on_turn = poker_running
+    before = snapshot(match_id)
+    response = post_action(on_turn, match_id, {"type": "bid", "quantity": 2, "face": 3})
+    problem = assert_problem(response, 400, "validation_error")
+    assert problem["detail"].startswith("This is a poker-dice match: a bid takes hand")
+    assert field_errors(response) == [
+        ("face", "other_family"),
+        ("quantity", "other_family"),
+        ("hand", "required"),
+    ]
+    response = post_action(on_turn, match_id, {"type": "bid", "direction": "left"})
+    assert_problem(response, 400, "validation_error")
+    assert field_errors(response) == [("hand", "required")]
+    assert snapshot(match_id) == before
+
+
 def test_a_bid_that_is_not_higher_is_rejected_with_a_clear_message(running):
     match_id, on_turn, next_player = running
     assert (
