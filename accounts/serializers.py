@@ -11,6 +11,7 @@ from core.fields import (
     StrictIntegerField,
     StrictRegexField,
 )
+from core.inputs import StrictInput
 
 _username_field = StrictRegexField(
     r"^[A-Za-z0-9_.-]{3,30}$",
@@ -19,7 +20,7 @@ _username_field = StrictRegexField(
 )
 
 
-class RegisterInput(serializers.Serializer):
+class RegisterInput(StrictInput):
     username = _username_field
     password = StrictCharField(max_length=128, trim_whitespace=False, write_only=True)
 
@@ -30,7 +31,7 @@ class RegisterOutput(serializers.Serializer):
     token = serializers.CharField(help_text="Shown once; store it safely.")
 
 
-class TokenObtainInput(serializers.Serializer):
+class TokenObtainInput(StrictInput):
     username = StrictCharField(max_length=150, validators=[UnicodeUsernameValidator()])
     password = StrictCharField(max_length=128, trim_whitespace=False, write_only=True)
     expires_in = StrictIntegerField(
@@ -40,7 +41,11 @@ class TokenObtainInput(serializers.Serializer):
         help_text="Lifetime in seconds; omitted: the token lasts until revoked.",
     )
     name = StrictCharField(
-        max_length=100, required=False, default="", help_text="A label for the token list."
+        max_length=100,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="A label for the token list.",
     )
 
 
@@ -85,7 +90,7 @@ class MeOutput(PlayerRef):
     games_won = serializers.IntegerField()
 
 
-class MeUpdateInput(serializers.Serializer):
+class MeUpdateInput(StrictInput):
     is_bot = StrictBooleanField(required=False)
 
 
@@ -101,7 +106,7 @@ def me_payload(user: User, *, chips: int) -> dict:
     }
 
 
-class WebhookInput(serializers.Serializer):
+class WebhookInput(StrictInput):
     url = serializers.URLField(max_length=500)
     secret = StrictCharField(
         min_length=16,

@@ -1,14 +1,20 @@
-"""Request input validated without building its serializer when that changes nothing.
+"""Request input: strict serializers, validated without being built when that changes
+nothing.
+
+`StrictInput` is the base of every request body's serializer: a field it does not
+declare is refused by name (`unknown_field`), with every other bad field in the same
+answer, so a misspelt `expected_version` is an error rather than a check silently
+skipped. Nested input serializers refuse theirs too.
 
 Building a DRF serializer costs more than running it: each instance deep-copies its
 declared fields, which runs every field's `__init__` again (validators, messages, choice
 maps), on every request. `validated` first tries a check compiled once per serializer
 class from that serializer's own fields: it vouches only for input (a JSON body, or
 query parameters as strings) the serializer would accept, and returns what the
-serializer would. Any other input (a wrong type, a value out of range, a missing field,
-anything the check does not know how to judge) goes to the serializer itself, so every
-refusal is the serializer's own, with its messages and codes, and the serializer stays
-the one description of the input (the OpenAPI schema is built from it).
+serializer would. Any other input (a wrong type, a value out of range, a missing or an
+unknown field, anything the check does not know how to judge) goes to the serializer
+itself, so every refusal is the serializer's own, with its messages and codes, and the
+serializer stays the one description of the input (the OpenAPI schema is built from it).
 
 The compiled checks hold only plain values taken from the fields, never a field or a
 serializer, so the threads serving requests share them safely.
@@ -16,7 +22,7 @@ serializer, so the threads serving requests share them safely.
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.core.validators import (
@@ -27,6 +33,7 @@ from django.core.validators import (
     ProhibitNullCharactersValidator,
 )
 from rest_framework import serializers
+from rest_framework.exceptions import ErrorDetail
 from rest_framework.fields import empty
 from rest_framework.validators import ProhibitSurrogateCharactersValidator
 
@@ -39,7 +46,8 @@ _UNSURE = object()
 FieldCheck = Callable[[Any], Any]
 InputCheck = Callable[[Any], dict[str, Any] | None]
 
-# The serializer methods whose base behaviour the compiled check reproduces.
+# The serializer methods whose behaviour (DRF's, or StrictInput's) the compiled check
+# reproduces.
 _SERIALIZER_METHODS = (
     "is_valid",
     "run_validation",
@@ -69,6 +77,31 @@ WHOLE_NUMBER = re.compile(r"^-?[0-9]{1,18}$")
 DECIMAL_NUMBER = re.compile(r"^-?[0-9]{1,18}(\.[0-9]{1,18})?$")
 
 
+class StrictInput(serializers.Serializer):
+    """A request body's serializer: a field it does not take is a validation error
+    (`unknown_field`), listed with the other fields' errors."""
+
+    def to_internal_value(self, data: Any) -> dict[str, Any]:
+        unknown = self._unknown_fields(data)
+        if not unknown:
+            return super().to_internal_value(data)
+        try:
+            super().to_internal_value(data)
+        except serializers.ValidationError as exc:
+            raise serializers.ValidationError({**exc.detail, **unknown}) from None
+        raise serializers.ValidationError(unknown)
+
+    def _unknown_fields(self, data: Any) -> dict[str, list[ErrorDetail]]:
+        if not isinstance(data, Mapping):
+            return {}  # DRF's own error says what is wrong
+        names = [name for name, field in self.fields.items() if not field.read_only]
+        unknown = [key for key in data if key not in names]
+        if not unknown:
+            return {}
+        message = f"Unknown field; the fields are {', '.join(names)}."
+        return {str(key): [ErrorDetail(message, code="unknown_field")] for key in unknown}
+
+
 def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
     """`serializer_class(data=data)`'s validated data as a dict; raises its
     ValidationError when the serializer refuses `data`."""
@@ -95,17 +128,21 @@ def fast_check(serializer_class: type[serializers.Serializer]) -> InputCheck | N
         if type(data) is not dict:
             return None
         result = {}
+        given = 0
         for name, required, default, check in checks:  # the serializer's order
             if name in data:
                 value = check(data[name])
                 if value is _UNSURE:
                     return None
                 result[name] = value
+                given += 1
             elif default is not empty:
                 result[name] = default
             elif required:
                 return None
-        return result
+        # A key that names no field: a StrictInput refuses it, another serializer
+        # ignores it; either way the serializer says so.
+        return result if given == len(data) else None
 
     return check_input
 
@@ -115,9 +152,9 @@ def _field_checks(
 ) -> list[tuple[str, bool, Any, FieldCheck]] | None:
     """(name, required, default, check) of each field the serializer validates, in its
     order; None when one of them cannot be checked here."""
+    base = StrictInput if issubclass(serializer_class, StrictInput) else serializers.Serializer
     if any(
-        getattr(serializer_class, name) is not getattr(serializers.Serializer, name)
-        for name in _SERIALIZER_METHODS
+        getattr(serializer_class, name) is not getattr(base, name) for name in _SERIALIZER_METHODS
     ):
         return None
     serializer = serializer_class()

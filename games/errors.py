@@ -132,8 +132,11 @@ RULES_ERRORS: dict[str, type[RulesRejected]] = {
 
 
 def rules_error(exc: "engine.EngineError") -> RulesRejected:
-    """The engine's refusal as the error of its code."""
-    return RULES_ERRORS[exc.code](exc.detail)
+    """The engine's refusal as the error of its code, with the bad fields of a malformed
+    action."""
+    error = RULES_ERRORS[exc.code](exc.detail)
+    error.errors = exc.errors
+    return error
 
 
 # --- challenges and seeks --------------------------------------------------------------

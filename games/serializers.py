@@ -1,8 +1,12 @@
+from typing import Any
+
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+from rest_framework.exceptions import ErrorDetail
 
 from accounts.serializers import PlayerRef
 from core.fields import StrictBooleanField, StrictCharField, StrictIntegerField
+from core.inputs import StrictInput
 from core.pagination import CursorQuery
 from games import engine
 from games.engine.limits import (
@@ -22,16 +26,33 @@ from games.shapes import RuleOptionsInput
 PRESET_NAMES = sorted(engine.PRESETS)
 
 
+# Every option of either family.
+OPTION_NAMES = frozenset(
+    name for e in engine.ENGINES.values() for name in e.rules_type.option_names
+)
+
+
 @extend_schema_field(RuleOptionsInput)
 class RuleOptionsField(serializers.DictField):
-    """Validated by the engine, which names an unknown or misplaced option."""
+    """A name that is no family's option is refused here, field by field; the engine
+    checks the values and names an option of the other family."""
+
+    def to_internal_value(self, data: Any) -> dict:
+        options = super().to_internal_value(data)
+        unknown = [name for name in options if name not in OPTION_NAMES]
+        if unknown:
+            message = f"Unknown option; the options are {', '.join(sorted(OPTION_NAMES))}."
+            raise serializers.ValidationError(
+                {name: [ErrorDetail(message, code="unknown_field")] for name in unknown}
+            )
+        return options
 
 
-class BotInput(serializers.Serializer):
+class BotInput(StrictInput):
     strategy = serializers.ChoiceField(choices=STRATEGIES)
 
 
-class MatchCreateInput(serializers.Serializer):
+class MatchCreateInput(StrictInput):
     ruleset = serializers.ChoiceField(choices=PRESET_NAMES)
     options = RuleOptionsField(
         required=False,
@@ -71,11 +92,11 @@ class MatchCreateInput(serializers.Serializer):
         return data
 
 
-class JoinInput(serializers.Serializer):
+class JoinInput(StrictInput):
     invite_code = StrictCharField(max_length=32, required=False)
 
 
-class ActionInput(serializers.Serializer):
+class ActionInput(StrictInput):
     """One action; which fields apply depends on `type` (see API.md). Shapes only: the
     engine decides what is legal."""
 
@@ -107,7 +128,7 @@ class ActionInput(serializers.Serializer):
     expected_version = StrictIntegerField(required=False, min_value=0)
 
 
-class MessageInput(serializers.Serializer):
+class MessageInput(StrictInput):
     text = StrictCharField(min_length=1, max_length=500)
 
 

@@ -10,7 +10,7 @@ from accounts.serializers import PlayerRef
 from core.errors import Problem
 from core.fields import StrictCharField, StrictIntegerField
 from core.idempotency import IDEMPOTENCY_HEADER, IdempotentView, idempotent
-from core.inputs import validated
+from core.inputs import StrictInput, validated
 from core.pagination import CursorQuery, cursor_page
 from core.query import parse_query
 from core.schema import problems
@@ -22,7 +22,7 @@ from games.serializers import PRESET_NAMES
 from ledger.errors import InsufficientChips
 
 
-class ChallengeInput(serializers.Serializer):
+class ChallengeInput(StrictInput):
     usernames = serializers.ListField(
         child=StrictCharField(max_length=150),
         min_length=1,

@@ -8,7 +8,7 @@ from rest_framework.views import APIView
 
 from core.fields import StrictIntegerField
 from core.idempotency import IDEMPOTENCY_HEADER, IdempotentView, idempotent
-from core.inputs import validated
+from core.inputs import StrictInput, validated
 from core.pagination import CursorQuery, cursor_page
 from core.query import parse_query
 from core.schema import problems
@@ -20,7 +20,7 @@ from games.serializers import PRESET_NAMES
 from ledger.errors import InsufficientChips
 
 
-class SeekInput(serializers.Serializer):
+class SeekInput(StrictInput):
     ruleset = serializers.ChoiceField(choices=PRESET_NAMES)
     players = StrictIntegerField(min_value=2, max_value=8, help_text="Seats at the table.")
     turn_seconds = StrictIntegerField(min_value=10, max_value=7 * 24 * 3600)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .errors import ErrorCode, IllegalAction
+from .errors import ErrorCode, FieldError, IllegalAction
 
 
 class PlayState(Protocol):
@@ -78,8 +79,61 @@ def opt_int(action: dict, name: str) -> int | None:
     return req_int(action, name)
 
 
+@dataclass(frozen=True)
+class BidFields:
+    """The fields of one family's bid, to explain a bid that does not have them."""
+
+    family: str  # as a player reads it: "common-pool"
+    takes: str  # what a bid of this family takes, in words
+    required: tuple[str, ...]
+    integers: tuple[str, ...]  # those of `required` that are integers
+    # The other family's bid fields, named as such when they come here.
+    foreign: frozenset[str]
+    foreign_family: str
+
+
+def bid_fields_error(action: dict, bid: BidFields) -> IllegalAction:
+    """The validation error of a bid without its family's fields, or with the other
+    family's: every such field in `errors`; the detail names this match's family and
+    what a bid takes here when a field of the other family came."""
+    errors: list[FieldError] = [
+        {
+            "field": name,
+            "code": "other_family",
+            "detail": f"{name} is part of a {bid.foreign_family} bid, not a {bid.family} one.",
+        }
+        for name in sorted(bid.foreign)
+        if name in action
+    ]
+    for name in bid.required:
+        value = action.get(name)
+        if value is None:
+            errors.append({"field": name, "code": "required", "detail": f"A bid needs {name}."})
+        elif name in bid.integers and type(value) is not int:
+            errors.append(
+                {"field": name, "code": "invalid", "detail": f"{name} must be an integer."}
+            )
+    if errors[0]["code"] == "other_family":
+        detail = f"This is a {bid.family} match: a bid takes {bid.takes}."
+    else:
+        detail = "; ".join(f"{e['field']}: {e['detail']}" for e in errors)
+    return IllegalAction(ErrorCode.VALIDATION_ERROR, detail, errors[0]["field"], errors)
+
+
+def required(name: str, detail: str) -> IllegalAction:
+    """The validation error of a missing field."""
+    return IllegalAction(
+        ErrorCode.VALIDATION_ERROR,
+        detail,
+        name,
+        [{"field": name, "code": "required", "detail": detail}],
+    )
+
+
 def indexes(raw: Any, size: int, name: str) -> tuple[int, ...]:
     """Validate a list of distinct die indexes into a group of `size` dice."""
+    if raw is None:
+        raise required(name, f"{name} is required: a list of die indexes")
     if not isinstance(raw, list | tuple):
         raise IllegalAction(
             ErrorCode.VALIDATION_ERROR, f"{name} must be a list of die indexes", name

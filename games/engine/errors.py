@@ -7,6 +7,10 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+# One field's problem in a validation error: {"field", "code", "detail"}, as the API's
+# problem+json lists them in `errors[]`.
+FieldError = dict[str, str]
+
 
 class ErrorCode(StrEnum):
     """Stable error codes (also used as API `code` values)."""
@@ -23,6 +27,8 @@ class EngineError(Exception):
     """Base class of every error the engine raises on purpose."""
 
     code: str = ErrorCode.VALIDATION_ERROR
+    # The bad fields of a malformed action (IllegalAction); None for every other error.
+    errors: list[FieldError] | None = None
 
     def __init__(self, code: str, detail: str, field: str | None = None) -> None:
         super().__init__(detail)
@@ -41,7 +47,21 @@ class EngineError(Exception):
 
 
 class IllegalAction(EngineError):
-    """An action that is malformed or not allowed in the current state."""
+    """An action that is malformed or not allowed in the current state. A malformed one
+    (`validation_error`) lists its bad fields in `errors`: the one named by `field` when
+    no list is given."""
+
+    def __init__(
+        self,
+        code: str,
+        detail: str,
+        field: str | None = None,
+        errors: list[FieldError] | None = None,
+    ) -> None:
+        super().__init__(code, detail, field)
+        if errors is None and field is not None and self.code == ErrorCode.VALIDATION_ERROR:
+            errors = [{"field": field, "code": "invalid", "detail": detail}]
+        self.errors = errors
 
 
 class InvalidRules(EngineError):

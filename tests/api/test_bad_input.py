@@ -3,10 +3,12 @@ gets a 4xx application/problem+json with a stable `code`, never a 500, and chang
 nothing in the database."""
 
 import base64
+import re
 
 import pytest
 from django.apps import apps
 from django.test import Client, override_settings
+from drf_spectacular.generators import SchemaGenerator
 
 from accounts.models import User
 from ledger.models import Account
@@ -172,7 +174,74 @@ def test_nul_in_login_register_chat_and_webhook_bodies(anon, player_client):
     assert db_state() == before
 
 
-# 3. Integers in query parameters: ASCII digits only ------------------------------------
+# 3. Strict bodies: a field no operation takes is refused by name -----------------------
+
+
+def _operations_with_a_body() -> list[tuple[str, str]]:
+    document = SchemaGenerator().get_schema(request=None, public=True)
+    return sorted(
+        (method.upper(), re.sub(r"\{[^}]+\}", "1", path))
+        for path, item in document["paths"].items()
+        for method, operation in item.items()
+        if "requestBody" in operation
+    )
+
+
+def test_every_body_refuses_an_unknown_field_by_name(player_client):
+    operations = _operations_with_a_body()
+    assert {
+        ("POST", "/api/v1/auth/register/"),
+        ("PATCH", "/api/v1/me/"),
+        ("POST", "/api/v1/matches/1/actions/"),
+        ("POST", "/api/v1/challenges/"),
+        ("POST", "/api/v1/seeks/"),
+    } <= set(operations)
+    before = db_state()
+    for method, path in operations:
+        response = player_client.generic(
+            method, path, '{"zz_unknown": 1}', content_type="application/json"
+        )
+        problem = assert_problem(response, 400, "validation_error")
+        unknown = [e for e in problem["errors"] if e["field"] == "zz_unknown"]
+        assert [e["code"] for e in unknown] == ["unknown_field"], (method, path, problem)
+        assert unknown[0]["detail"].startswith("Unknown field; the fields are ")
+    assert db_state() == before
+
+
+def test_nested_objects_refuse_unknown_fields_too(player_client):
+    before = db_state()
+    body = {**NEW_MATCH, "bots": [{"strategy": "random", "level": 9}], "options": {"lifes": 3}}
+    response = player_client.post(MATCHES, body, format="json")
+    problem = assert_problem(response, 400, "validation_error")
+    assert [(e["field"], e["code"]) for e in problem["errors"]] == [
+        ("options.lifes", "unknown_field"),
+        ("bots.0.level", "unknown_field"),
+    ]
+    assert problem["errors"][1]["detail"] == "Unknown field; the fields are strategy."
+    assert db_state() == before
+
+
+def test_missing_and_mistyped_fields_are_all_listed(anon):
+    before = db_state()
+    response = post_json(anon, REGISTER, '{"username": 7, "passwd": "x"}')
+    problem = assert_problem(response, 400, "validation_error")
+    assert [(e["field"], e["code"]) for e in problem["errors"]] == [
+        ("username", "invalid"),
+        ("password", "required"),
+        ("passwd", "unknown_field"),
+    ]
+    assert db_state() == before
+
+
+def test_a_token_name_may_be_left_blank_as_its_default_is(anon):
+    UserFactory(username="named", password=STRONG)
+    body = {"username": "named", "password": STRONG, "name": ""}
+    assert (
+        anon.post("/api/v1/auth/token/", body, content_type="application/json").status_code == 200
+    )
+
+
+# 4. Integers in query parameters: ASCII digits only ------------------------------------
 
 
 @pytest.mark.parametrize("value", ["%C2%B2", "%D9%A3", "+5", "%205", "5.0", "0", "201", "1e2"])
@@ -213,7 +282,7 @@ def test_a_tampered_cursor_is_not_found(player_client, path, position):
     assert_problem(response, 404, "not_found")
 
 
-# 4. Body size -------------------------------------------------------------------------
+# 5. Body size -------------------------------------------------------------------------
 
 
 def test_a_body_over_the_limit_is_refused_before_it_is_read(anon):
@@ -253,7 +322,7 @@ def test_a_chunked_body_without_a_length_is_refused(anon):
     assert db_state() == before
 
 
-# 5. Errors Django produces itself -------------------------------------------------------
+# 6. Errors Django produces itself -------------------------------------------------------
 
 
 @pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "PATCH"])

@@ -11,8 +11,14 @@ from ledger.models import Account
 from tests.conftest import client_for
 from tests.factories import PlayerFactory
 from tests.games.helpers import MATCHES, create_and_fill, seated_players
+from tests.problems import assert_problem
 
 pytestmark = pytest.mark.django_db
+
+ACTION_FIELDS = (
+    "Unknown field; the fields are type, quantity, face, show, target_seat, hand, "
+    "direction, hold, expected_version."
+)
 
 
 @pytest.fixture(autouse=True)
@@ -107,6 +113,7 @@ def test_bad_actions_change_nothing(running, body, status, code):
             [
                 ("type", "invalid_choice", '"Bid" is not a valid choice.'),
                 ("hold", "max_length", "Ensure this field has no more than 5 elements."),
+                ("unknown", "unknown_field", ACTION_FIELDS),
             ],
         ),
         (
@@ -148,6 +155,113 @@ def test_a_malformed_action_is_answered_field_by_field(running, body, errors):
             {"field": field, "code": code, "detail": detail} for field, code, detail in errors
         ],
     }
+    assert snapshot(match_id) == before
+
+
+def post_action(client, match_id: int, body: dict):
+    return client.post(f"{MATCHES}{match_id}/actions/", body, format="json")
+
+
+def field_errors(response) -> list[tuple[str, str]]:
+    return [(e["field"], e["code"]) for e in response.json()["errors"]]
+
+
+def test_an_unknown_field_is_refused_by_name_not_ignored(running):
+    """A misspelt `expected_version` would silently switch the stale-version check off."""
+    match_id, on_turn, _ = running
+    before = snapshot(match_id)
+    response = post_action(
+        on_turn, match_id, {"type": "bid", "quantity": 2, "face": 5, "expectedVersion": 3}
+    )
+    assert_problem(response, 400, "validation_error")
+    assert response.json()["errors"] == [
+        {"field": "expectedVersion", "code": "unknown_field", "detail": ACTION_FIELDS}
+    ]
+    assert snapshot(match_id) == before
+
+
+def test_an_unknown_field_is_listed_with_every_other_bad_field(running):
+    match_id, on_turn, _ = running
+    before = snapshot(match_id)
+    response = post_action(
+        on_turn, match_id, {"type": "bid", "quantity": "2", "face": 0, "note": "hi", "x": None}
+    )
+    assert_problem(response, 400, "validation_error")
+    assert field_errors(response) == [
+        ("quantity", "invalid"),
+        ("face", "min_value"),
+        ("note", "unknown_field"),
+        ("x", "unknown_field"),
+    ]
+    assert snapshot(match_id) == before
+
+
+@pytest.mark.parametrize(
+    ("body", "errors"),
+    [
+        ({"type": "bid"}, [("quantity", "required"), ("face", "required")]),
+        ({"type": "bid", "quantity": 2}, [("face", "required")]),
+        ({"type": "bid", "face": 5, "show": [0]}, [("quantity", "required")]),
+    ],
+)
+def test_every_missing_field_of_an_action_is_listed(running, body, errors):
+    match_id, on_turn, _ = running
+    before = snapshot(match_id)
+    response = post_action(on_turn, match_id, body)
+    problem = assert_problem(response, 400, "validation_error")
+    assert field_errors(response) == errors
+    for field, _ in errors:
+        assert field in problem["detail"]
+    assert snapshot(match_id) == before
+
+
+@pytest.fixture
+def poker_running():
+    players = seated_players(3)
+    match_id = create_and_fill(players, ruleset="poker_dice")
+    turn = Match.objects.get(pk=match_id).turn_seat
+    seat_of = {s.player_id: s.seat for s in Match.objects.get(pk=match_id).seats.all()}
+    return match_id, next(c for u, c in players if seat_of[u.pk] == turn)
+
+
+def test_a_poker_hand_sent_to_a_common_pool_match_says_what_a_bid_takes_here(running):
+    match_id, on_turn, _ = running
+    before = snapshot(match_id)
+    response = post_action(on_turn, match_id, {"type": "bid", "hand": ["A", "A", "K", None, None]})
+    problem = assert_problem(response, 400, "validation_error")
+    assert problem["detail"].startswith(
+        "This is a common-pool match: a bid takes quantity and face"
+    )
+    assert field_errors(response) == [
+        ("hand", "other_family"),
+        ("quantity", "required"),
+        ("face", "required"),
+    ]
+    # A hand beside a bid that would be legal is refused as well, not ignored.
+    response = post_action(
+        on_turn, match_id, {"type": "bid", "quantity": 2, "face": 3, "hand": ["junk"]}
+    )
+    assert_problem(response, 400, "validation_error")
+    assert field_errors(response) == [("hand", "other_family")]
+    assert snapshot(match_id) == before
+
+
+def test_a_common_pool_bid_sent_to_a_poker_dice_match_says_what_a_bid_takes_here(
+    poker_running,
+):
+    match_id, on_turn = poker_running
+    before = snapshot(match_id)
+    response = post_action(on_turn, match_id, {"type": "bid", "quantity": 2, "face": 3})
+    problem = assert_problem(response, 400, "validation_error")
+    assert problem["detail"].startswith("This is a poker-dice match: a bid takes hand")
+    assert field_errors(response) == [
+        ("face", "other_family"),
+        ("quantity", "other_family"),
+        ("hand", "required"),
+    ]
+    response = post_action(on_turn, match_id, {"type": "bid", "direction": "left"})
+    assert_problem(response, 400, "validation_error")
+    assert field_errors(response) == [("hand", "required")]
     assert snapshot(match_id) == before
 
 

@@ -103,7 +103,6 @@ well_formed_actions = st.fixed_dictionaries(
         "direction": st.sampled_from(["left", "right"]),
         "hold": st.lists(st.integers(0, BOX_SIZE - 1), max_size=MAX_HOLD),
         "expected_version": st.integers(min_value=0),
-        "unknown": json_values,
     },
 )
 # A well-formed action with a field or two replaced (or added, or dropped), so that one
@@ -135,7 +134,7 @@ def test_every_well_formed_action_skips_the_serializer(data):
     "data",
     [
         {"type": "bid", "quantity": 3, "face": 4, "expected_version": 0},
-        {"type": "challenge", "note": "ignored", "quantity": None},
+        {"type": "challenge", "note": "refused", "quantity": None},
         {"type": "bid", "quantity": 3, "face": 4, "unknown": [1, {"x": None}]},
         {"type": "bid", "quantity": True, "face": 4},
         {"type": "bid", "quantity": False, "face": 4},
@@ -183,6 +182,43 @@ def test_every_well_formed_action_skips_the_serializer(data):
 )
 def test_a_spread_of_actions_gets_the_serializers_answer(data):
     assert_same_as_the_serializer(ActionInput, data)
+
+
+@SETTINGS
+@given(
+    action=well_formed_actions,
+    unknown=st.text(min_size=1, max_size=20).filter(lambda key: key not in ActionInput().fields),
+    value=json_values,
+)
+def test_an_unknown_field_is_refused_by_name_never_vouched_for(action, unknown, value):
+    data = {**action, unknown: value}
+    assert fast_check(ActionInput)(data) is None
+    with pytest.raises(ValidationError) as refused:
+        validated(ActionInput, data)
+    assert refused.value.get_full_details() == {
+        unknown: [
+            {
+                "message": "Unknown field; the fields are type, quantity, face, show, "
+                "target_seat, hand, direction, hold, expected_version.",
+                "code": "unknown_field",
+            }
+        ]
+    }
+
+
+def test_an_unknown_field_is_listed_with_the_other_bad_fields():
+    data = {"type": "bid", "quantity": True, "expectedVersion": 3, "face": 9}
+    with pytest.raises(ValidationError) as refused:
+        validated(ActionInput, data)
+    codes = {
+        field: [e["code"] for e in errors]
+        for field, errors in refused.value.get_full_details().items()
+    }
+    assert codes == {
+        "quantity": ["invalid"],
+        "face": ["max_value"],
+        "expectedVersion": ["unknown_field"],
+    }
 
 
 @SETTINGS
@@ -260,6 +296,15 @@ class WithDefault(serializers.Serializer):
 )
 def test_a_serializer_with_parts_the_check_cannot_reproduce_gets_no_check(serializer_class):
     assert fast_check(serializer_class) is None
+
+
+class PlainSerializer(serializers.Serializer):
+    n = StrictIntegerField()
+
+
+def test_a_serializer_that_is_no_strict_input_keeps_ignoring_unknown_keys():
+    assert fast_check(PlainSerializer)({"n": 1, "x": 2}) is None
+    assert validated(PlainSerializer, {"n": 1, "x": 2}) == {"n": 1}
 
 
 def test_without_a_check_the_serializer_decides():

@@ -6,7 +6,9 @@ from itertools import chain
 from typing import Any
 
 from ..action_fields import (
+    BidFields,
     action_header,
+    bid_fields_error,
     check_playing,
     copy_action,
     copy_result,
@@ -15,7 +17,6 @@ from ..action_fields import (
     indexes,
     not_your_turn,
     opt_int,
-    req_int,
     unknown_type,
 )
 from ..dice import DiceSource, roll
@@ -31,6 +32,15 @@ Outcome = tuple[CommonPoolState, list[dict]]
 FACE_NAMES = {1: "ones", 2: "twos", 3: "threes", 4: "fours", 5: "fives", 6: "sixes"}
 _BLANK_ROUND = CommonPoolRound(number=0, opener=0, turn=0, dice=(), shown=(), rolls=())
 _SEAT_KEYS = tuple(str(s) for s in range(MAX_PLAYERS))  # a seat as a JSON object key
+BID_FIELDS = BidFields(
+    family="common-pool",
+    takes=f"quantity and face (integers, face from {MIN_FACE} to {MAX_FACE}), and show to "
+    "show dice with it where the rules allow",
+    required=("quantity", "face"),
+    integers=("quantity", "face"),
+    foreign=frozenset(("hand", "direction")),
+    foreign_family="poker-dice",
+)
 
 # --- starting ------------------------------------------------------------------------
 
@@ -243,11 +253,13 @@ def _bid(
 ) -> Outcome:
     rules = state.rules
     quantity = action.get("quantity")
-    if type(quantity) is not int:
-        quantity = req_int(action, "quantity")
     face = action.get("face")
-    if type(face) is not int:
-        face = req_int(action, "face")
+    if (
+        type(quantity) is not int
+        or type(face) is not int
+        or not BID_FIELDS.foreign.isdisjoint(action)
+    ):
+        raise bid_fields_error(action, BID_FIELDS)
     if not MIN_FACE <= face <= MAX_FACE:
         raise IllegalAction(
             ErrorCode.VALIDATION_ERROR, f"face must be from {MIN_FACE} to {MAX_FACE}", "face"

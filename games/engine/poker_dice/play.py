@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..action_fields import (
+    BidFields,
     action_header,
+    bid_fields_error,
     check_playing,
     copy_action,
     copy_result,
@@ -13,6 +15,7 @@ from ..action_fields import (
     illegal,
     indexes,
     not_your_turn,
+    required,
     unknown_type,
 )
 from ..dice import DiceSource, roll
@@ -38,6 +41,15 @@ from .state import PokerDiceRound, PokerDiceState
 Outcome = tuple[PokerDiceState, list[dict]]
 
 DIRECTIONS = {"left": 1, "right": -1}
+BID_FIELDS = BidFields(
+    family="poker-dice",
+    takes='hand (five dice: "9", "10", "J", "Q", "K", "A" or null for an unnamed die; '
+    '["junk"] to open), and direction ("left" or "right") on player one\'s opening bid',
+    required=("hand",),
+    integers=(),
+    foreign=frozenset(("quantity", "face", "show")),
+    foreign_family="common-pool",
+)
 DIRECTION_NAMES = {1: "left", -1: "right"}
 _BLANK_ROUND = PokerDiceRound(number=0, player_one=0, turn=0, phase="bid", box=())
 
@@ -168,11 +180,7 @@ def _direction(state: PokerDiceState, r: PokerDiceRound, raw: object, first: boo
         return r.direction
     if raw is None:
         if state.n_players > 2:
-            raise IllegalAction(
-                ErrorCode.VALIDATION_ERROR,
-                'choose the direction of play: "left" or "right"',
-                "direction",
-            )
+            raise required("direction", 'choose the direction of play: "left" or "right"')
         return 1
     if raw not in DIRECTIONS:
         raise IllegalAction(
@@ -182,6 +190,8 @@ def _direction(state: PokerDiceState, r: PokerDiceRound, raw: object, first: boo
 
 
 def _bid(state: PokerDiceState, r: PokerDiceRound, seat: int, action: dict) -> Outcome:
+    if "hand" not in action or not BID_FIELDS.foreign.isdisjoint(action):
+        raise bid_fields_error(action, BID_FIELDS)
     if r.phase != "bid":
         raise illegal(
             "accept the box and reroll before you bid"
