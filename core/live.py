@@ -84,7 +84,7 @@ class _Caller(APIView):
     """Only lends DRF's authentication and throttling to `authenticate`."""
 
 
-def _authenticate(request: HttpRequest) -> Request:
+def _authenticate(request: HttpRequest, *, throttle: bool = True) -> Request:
     # The live views' own token check (settings.LIVE_AUTHENTICATION_CLASSES): clients
     # renew them every few seconds, so it may remember what the database said.
     authenticators = [import_string(path)() for path in settings.LIVE_AUTHENTICATION_CLASSES]
@@ -95,22 +95,29 @@ def _authenticate(request: HttpRequest) -> Request:
     view.format_kwarg = None
     view.perform_authentication(drf_request)
     view.check_permissions(drf_request)
-    view.check_throttles(drf_request)
+    if throttle:
+        view.check_throttles(drf_request)
     return drf_request
 
 
-async def token_still_valid(request: Request) -> bool:
-    """Whether the token the request authenticated with is still good (not revoked,
-    not expired, its user not disabled): checked when the user's sessions change."""
+async def token_problem(request: Request) -> exceptions.APIException | None:
+    """Why the token the request authenticated with is no longer good (revoked, expired,
+    its user disabled), as a new request would be told; None while it is: checked when
+    the user's sessions change. A re-check is no request of the client's: not throttled."""
 
-    def check() -> bool:
+    def check() -> exceptions.APIException | None:
         try:
-            _authenticate(request._request)
-        except exceptions.APIException:
-            return False
-        return True
+            _authenticate(request._request, throttle=False)
+        except exceptions.APIException as exc:
+            return exc
+        return None
 
     return await db(check)
+
+
+async def token_still_valid(request: Request) -> bool:
+    """Whether the token the request authenticated with is still good (`token_problem`)."""
+    return await token_problem(request) is None
 
 
 def live_view(schema: type[APIView], prepare: Callable[..., Any] | None = None) -> Callable:

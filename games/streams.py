@@ -3,9 +3,10 @@ Events stream (`stream/`), both async views that hold no thread and no database
 connection while they wait (see `core.live`, `core.notifications`).
 
 Match events are public (the log never holds a seat's hidden dice), and who may follow
-a match is `selectors.match_get`'s rule, as for every other read. Followers of one match
-in one process share its recent events (`_MatchLog`): when an event wakes a thousand of
-them, the log is read once.
+a match is `selectors.match_get`'s rule, as for every other read: checked when a reader
+comes, and again only where it can change (`_Sight`). Followers of one match in one
+process share its recent events (`_MatchLog`): when an event wakes a thousand of them,
+the log is read once.
 """
 
 from __future__ import annotations
@@ -19,13 +20,14 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpResponse, JsonResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import serializers
+from rest_framework import exceptions, serializers
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from accounts.events import SESSIONS_CHANNEL
+from accounts.models import User
 from core import notifications
-from core.errors import TooManyStreams
+from core.errors import DomainError, TooManyStreams
 from core.live import (
     HEARTBEAT,
     RECHECK_SECONDS,
@@ -33,15 +35,17 @@ from core.live import (
     can_stream,
     db,
     live_view,
+    problem_from,
     resume_position,
     sse_event,
     sse_response,
     stream_limit,
-    token_still_valid,
+    token_problem,
 )
 from core.query import parse_query
 from core.schema import event_stream, problems
 from games import selectors
+from games.errors import MatchNotFound
 from games.events import EventsOutput
 from games.models import Match
 from games.notify import CHANNEL
@@ -54,6 +58,9 @@ LOG_CACHE = 200
 # Events one answer (or one read of the stream) carries at most.
 EVENTS_PAGE = 200
 ENDED = (Match.Status.FINISHED, Match.Status.ABORTED)
+# The one event that takes a seat away (`games.services.lobby._unseat`: a player leaves,
+# is unseated short of chips or banned), so the one way to lose sight of a private match.
+SEAT_LOST = "player_left"
 
 
 def _session_key(user_id: int) -> tuple[str, int]:
@@ -154,6 +161,74 @@ def _events_after(match_id: int, after: int) -> list[dict[str, Any]]:
     return selectors.events_after(match=Match(pk=match_id), after=after, limit=EVENTS_PAGE)
 
 
+def _sight_lost(match_id: int, user: User) -> MatchNotFound | None:
+    """Why `user` may no longer see the match (the refusal a read would answer), or None."""
+    try:
+        selectors.match_with_seats(match_id=match_id, user=user)
+    except MatchNotFound as exc:
+        return exc
+    return None
+
+
+class _Sight:
+    """What one reader may still see of the match it follows, checked where that can
+    change, so that the followers of a public match (`private` is fixed when a match is
+    made) make no query for it: the reader's token when its account's sessions channel
+    fires (revoked, banned), and, at a private match, its seat when a read brings a
+    `player_left`. Once it may see no more, `lost` is the refusal a new request would get
+    and the reader gets nothing written from the loss on."""
+
+    def __init__(
+        self,
+        request: Request,
+        sub: notifications.Subscription,
+        match_id: int,
+        after: int,
+        private_seq: int | None,
+    ) -> None:
+        """`private_seq`: the last event of a private match when the reader was found
+        seated there; None for a public match."""
+        self.request = request
+        self.sub = sub
+        self.match_id = match_id
+        self.private = private_seq is not None
+        # Events checked through here. A private match's reader reads every event written
+        # since it was found seated, even when it resumes later: no `player_left` unseen.
+        self.read_to = after if private_seq is None else min(after, private_seq)
+        self.lost: exceptions.APIException | DomainError | None = None
+
+    async def events_after(
+        self, log: _MatchLog, after: int, fresh_since: float
+    ) -> list[dict[str, Any]]:
+        """The events after `after` the reader may see (a page at most)."""
+        while True:
+            read = await log.after(self.read_to, fresh_since, self.sub)
+            visible = await self._visible(read)
+            if visible:
+                self.read_to = visible[-1]["seq"]
+            events = [e for e in visible if e["seq"] > after]
+            if events or self.lost or len(read) < EVENTS_PAGE:
+                return events
+
+    async def _visible(self, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        user = self.request.user
+        if self.sub.take_woken(*_session_key(user.pk)):
+            self.lost = await token_problem(self.request)
+            if self.lost:
+                return []  # when in the read the token went is unknown: none of it
+        if not self.private or not any(e["type"] == SEAT_LOST for e in events):
+            return events
+        self.lost = await db(_sight_lost, self.match_id, user)
+        if not self.lost:
+            return events
+        own = (
+            i
+            for i, e in enumerate(events)
+            if e["type"] == SEAT_LOST and e["data"]["player"]["id"] == user.pk
+        )
+        return events[: next(own, 0)]  # before the reader's seat went (if it is here)
+
+
 def _visible_match(match_id: int, request: Request) -> Match:
     return selectors.match_get(match_id=match_id, user=request.user)
 
@@ -165,20 +240,24 @@ _public_matches_lock = threading.Lock()  # the live views' worker threads share 
 PUBLIC_MATCHES_KEPT = 10_000
 
 
-def _check_visible(match_id: int, request: Request) -> None:
+def _check_visible(match_id: int, request: Request) -> int | None:
+    """Refuses a caller who may not see the match. For a private match (where the caller
+    is seated), its last event now; None for a public one."""
     if match_id in _public_matches:
-        return
-    if not _visible_match(match_id, request).private:
-        with _public_matches_lock:
-            if len(_public_matches) >= PUBLIC_MATCHES_KEPT:
-                _public_matches.pop(next(iter(_public_matches)))
-            _public_matches[match_id] = None
+        return None
+    match = _visible_match(match_id, request)
+    if match.private:
+        return match.event_seq
+    with _public_matches_lock:
+        if len(_public_matches) >= PUBLIC_MATCHES_KEPT:
+            _public_matches.pop(next(iter(_public_matches)))
+        _public_matches[match_id] = None
+    return None
 
 
-def _events_query(request: Request, match_id: int) -> dict[str, Any]:
+def _events_query(request: Request, match_id: int) -> tuple[dict[str, Any], int | None]:
     query = parse_query(request, EventsQuery)
-    _check_visible(match_id, request)
-    return query
+    return query, _check_visible(match_id, request)
 
 
 def _stream_start(request: Request, match_id: int) -> tuple[int, Match]:
@@ -199,22 +278,27 @@ class MatchEventsSchema(APIView):
         description="The match's public events with `seq > after`, oldest first (at most "
         "200 a call), typed by `type`. With `wait` (seconds, up to 30) the call holds "
         "until an event exists or the time passes: call again with `after=last_seq`. A "
-        "waiting call holds no server thread.",
+        "waiting call holds no server thread. Should the caller lose sight of the match "
+        "while it waits (a private match's seat gone, the token revoked, the account "
+        "banned), it answers what was written before that, else the 404 or 401 a new call "
+        "would get.",
     )
     def get(self, request: Request, match_id: int) -> None:
         """Documents `match_events`."""
 
 
 @live_view(MatchEventsSchema, prepare=_events_query)
-async def match_events(request: Request, query: dict[str, Any], match_id: int) -> HttpResponse:
+async def match_events(request: Request, prepared: tuple, match_id: int) -> HttpResponse:
+    query, private_seq = prepared
     after, wait = query["after"], query["wait"]
     deadline = request.arrived_at + wait
     hub = notifications.hub()
-    async with hub.subscribe((CHANNEL, match_id)) as sub:
+    async with hub.subscribe((CHANNEL, match_id), _session_key(request.user.pk)) as sub:
+        sight = _Sight(request, sub, match_id, after, private_seq)
         with _Following(match_id) as log:
             fresh_since = time.monotonic()
-            events = await log.after(after, fresh_since, sub)
-            while not events and not sub.closing:
+            events = await sight.events_after(log, after, fresh_since)
+            while not events and not sight.lost and not sub.closing:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     break
@@ -225,7 +309,9 @@ async def match_events(request: Request, query: dict[str, Any], match_id: int) -
                 if not woken:
                     break  # the listener vouches that nothing was written
                 fresh_since = time.monotonic()
-                events = await log.after(after, fresh_since, sub)
+                events = await sight.events_after(log, after, fresh_since)
+    if sight.lost and not events:
+        return problem_from(sight.lost)
     last = events[-1]["seq"] if events else after
     return JsonResponse({"events": events, "last_seq": last})
 
@@ -257,7 +343,10 @@ class MatchStreamSchema(APIView):
                     "Server-Sent Events: `id: <seq>`, `event: <type>`, `data: <the event "
                     "as JSON>` for every event of the match log after the resume point, "
                     "oldest first; a `: heartbeat` comment every 15 s; the stream ends "
-                    "after the match's final events (`match_finished`, `match_aborted`)."
+                    "after the match's final events (`match_finished`, `match_aborted`), "
+                    "and when the caller loses sight of the match (a private match's seat "
+                    "gone, the token revoked, the account banned), before anything "
+                    "written from then on."
                 ),
             )
         },
@@ -285,17 +374,22 @@ async def _match_stream_body(
     hub = notifications.hub()
     try:
         async with hub.subscribe((CHANNEL, match.pk), _session_key(user_id)) as sub:
+            private_seq = match.event_seq if match.private else None
+            sight = _Sight(request, sub, match.pk, after, private_seq)
             with _Following(match.pk) as log:
                 fresh_since = time.monotonic()
                 beat_due = fresh_since + heartbeat
                 read = True
                 while not sub.closing:
                     if read:
-                        events = await log.after(after, fresh_since, sub)
+                        events = await sight.events_after(log, after, fresh_since)
                         if events:
                             yield b"".join(log.frame(event) for event in events)
                             after = events[-1]["seq"]
                             ended = ended or any(e["type"] in FINAL_EVENTS for e in events)
+                        if sight.lost:
+                            return
+                        if events:
                             continue  # a full page, maybe: read on before waiting
                         if ended or not can_stream():
                             return
@@ -303,10 +397,6 @@ async def _match_stream_body(
                     if not sub.reliable:
                         timeout = min(timeout, RECHECK_SECONDS)
                     woken = await sub.wait(timeout)
-                    if sub.take_woken(*_session_key(user_id)) and not await token_still_valid(
-                        request
-                    ):
-                        return
                     now = time.monotonic()
                     if not woken and now >= beat_due:
                         yield HEARTBEAT
