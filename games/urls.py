@@ -1,9 +1,17 @@
-"""Every games path and the one module of `games.api` (or `games.streams`) that serves it."""
+"""Every games path and the one module of `games.api` that serves it."""
 
 from django.urls import path
 
-from games import streams
-from games.api import actions, challenges, history, leaderboard, matches, rulesets, seeks
+from games.api import (
+    actions,
+    challenges,
+    history,
+    leaderboard,
+    matches,
+    rulesets,
+    seeks,
+    streams,
+)
 
 urlpatterns = [
     path("rulesets/", rulesets.RulesetListApi.as_view(), name="rulesets"),

@@ -8,9 +8,8 @@
 * `seeks`       quick play: seek, list, one seek, withdraw
 * `rulesets`    the presets
 * `leaderboard` players by chips or rating
+* `streams`     a match's events: the long poll and the Server-Sent Events stream
 * `base`        what they share: a match's answer, newest-first pages
-
-The match's events and stream are `games/streams.py`.
 
 Every view reads its input one way (`core.inputs.validated` for a body,
 `core.query.parse_query` for a query), calls services one way (`from games import

@@ -14,6 +14,7 @@ from rest_framework.exceptions import ValidationError
 from core.fields import StrictIntegerField
 from core.inputs import fast_check, validated
 from core.pagination import CursorQuery
+from games.api.streams import StreamQuery
 from games.engine.limits import (
     BOX_SIZE,
     MAX_DICE_PER_PLAYER,
@@ -24,7 +25,6 @@ from games.engine.limits import (
     MIN_FACE,
 )
 from games.serializers import ActionInput, EventsQuery, MatchCreateInput, MessageInput
-from games.streams import StreamQuery
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
