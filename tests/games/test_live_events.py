@@ -19,7 +19,8 @@ from accounts.services import token_create
 from games.models import Match, MatchEvent
 from tests.factories import PlayerFactory
 from tests.games.helpers import MATCHES, create_and_fill, seated_players
-from tests.live_server import StreamReader, asgi_server
+from tests.live_server import StreamReader
+from tests.servers import WebServer
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -287,11 +288,11 @@ def test_renewed_long_polls_refuse_a_revoked_token_and_a_banned_user_at_once(liv
         assert refused.status_code == 401, refused.content
 
 
-def test_too_many_open_streams_get_a_429_problem(live_asgi):
+def test_too_many_open_streams_get_a_429_problem():
     user = PlayerFactory()
     token = _token(user)
     # One web process: the per-process cap is then exact.
-    with asgi_server(workers=1, env={"STREAMS_PER_USER": "3"}) as server:
+    with WebServer(workers=1, STREAMS_PER_USER="3") as server:
         url = f"{server.url}/api/v1/stream/"
         open_ones = [StreamReader(url, token) for _ in range(3)]
         assert all(s.wait_for(lambda s: s.status == 200) for s in open_ones)
@@ -313,7 +314,7 @@ def test_graceful_shutdown_ends_streams_and_answers_long_polls():
     match_id = create_and_fill(players, ruleset="classic")
     seq = Match.objects.get(pk=match_id).event_seq
     token = _token(players[0][0])
-    with asgi_server(workers=1) as server:
+    with WebServer(workers=1) as server:
         stream = StreamReader(f"{server.url}/api/v1/matches/{match_id}/stream/", token)
         assert stream.wait_for(lambda s: s.status == 200)
         answers: list = []
@@ -399,7 +400,7 @@ def test_ordinary_and_live_requests_each_log_one_json_line():
     match_id = create_and_fill(players, ruleset="classic")
     token = _token(players[0][0])
     ids = {"ordinary": uuid.uuid4().hex, "live": uuid.uuid4().hex}
-    with asgi_server(workers=1, env={"LOG_LEVEL": "INFO"}) as server:
+    with WebServer(workers=1, LOG_LEVEL="INFO") as server:
         ordinary = httpx.get(
             f"{server.url}/api/v1/me/",
             headers={**_auth(token), "X-Request-ID": ids["ordinary"]},
