@@ -9,8 +9,8 @@ import pytest
 from games.models import Match, MatchEvent
 from ledger.models import Account
 from tests.conftest import client_for
-from tests.factories import PlayerFactory
-from tests.games.helpers import MATCHES, create_and_fill, seated_players
+from tests.factories import ActiveMatchFactory, PlayerFactory
+from tests.games.helpers import MATCHES, seated_players
 
 pytestmark = pytest.mark.django_db
 
@@ -43,7 +43,9 @@ def assert_rejected(response, status: int, code: str) -> None:
 @pytest.fixture
 def running():
     players = seated_players(3)
-    match_id = create_and_fill(players, ruleset="milton_bradley", buy_in=30, ante=1)
+    match_id = ActiveMatchFactory(
+        players=[user for user, _ in players], ruleset="milton_bradley", buy_in=30, ante=1
+    ).pk
     match = Match.objects.get(pk=match_id)
     turn = match.turn_seat
     seat_of = {s.player_id: s.seat for s in match.seats.all()}

@@ -13,8 +13,13 @@ from ledger.selectors import ledger_problems, wallet_balance
 from moderation.models import AuditAction, AuditRecord
 from moderation.permissions import ensure_moderators_group
 from tests.browser import start_chromium
-from tests.factories import DEFAULT_PASSWORD, UserFactory
-from tests.moderation.conftest import running_match
+from tests.factories import (
+    DEFAULT_PASSWORD,
+    ActiveMatchFactory,
+    FinishedMatchFactory,
+    UserFactory,
+    people_at,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -43,7 +48,8 @@ def test_moderator_aborts_a_match_and_sees_the_refund(live_asgi, browser):
 
     moderator = UserFactory(username="modesty", is_staff=True)
     moderator.groups.add(ensure_moderators_group(Group, Permission))
-    match, players = running_match(buy_in=50, ante=1)
+    match = ActiveMatchFactory(ruleset="milton_bradley", buy_in=50, ante=1)
+    players = people_at(match)
     target = players[1]
     assert wallet_balance(user=target) == 950
 
@@ -101,14 +107,12 @@ def test_moderator_reads_a_played_match_and_a_player_page(live_asgi, browser, tm
 
     from selenium.webdriver.common.by import By
 
-    from tests.moderation.conftest import played_match
-
     shots = Path(os.environ.get("E2E_SCREENSHOTS") or tmp_path)
     shots.mkdir(parents=True, exist_ok=True)
     moderator = UserFactory(username="reader", is_staff=True)
     moderator.groups.add(ensure_moderators_group(Group, Permission))
-    match_id, humans = played_match(humans=2, bots=("expert",), buy_in=20, ante=1, seed=3)
-    match = Match.objects.get(pk=match_id)
+    match = FinishedMatchFactory(players=2, bots=["expert"], buy_in=20, ante=1, seed=3)
+    match_id, humans = match.pk, people_at(match)
 
     browser.get(live_asgi.url + reverse("admin:login"))
     browser.find_element(By.NAME, "username").send_keys("reader")
