@@ -39,9 +39,17 @@ def client_for(user) -> APIClient:
 
 @pytest.fixture(scope="session")
 def live_asgi(django_db_setup, django_db_blocker):
-    """One real web server per test process, on the test database (tests using it need
-    `django_db(transaction=True)`, so what they write is committed and visible to it)."""
-    from tests.live_server import asgi_server
+    """One real web server per test process, as the Procfile runs it (tests.servers
+    .WebServer), on the test database (tests using it need `django_db(transaction=True)`,
+    so what they write is committed and visible to it)."""
+    from tests.servers import WebServer
 
-    with asgi_server() as server:
+    with WebServer() as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def live_server():
+    """pytest-django's in-process WSGI server is not what production runs: tests use
+    `live_asgi`, or a `tests.servers.WebServer` of their own."""
+    pytest.fail("use the live_asgi fixture (or tests.servers.WebServer), not live_server")

@@ -1,113 +1,16 @@
-"""The real web server (gunicorn + the uvicorn worker of config/server.py, as the
-Procfile runs it) on the test database, for tests of what only a real server shows:
-clients that wait, event streams, shutdown, the HTTP parser's refusals."""
+"""A client of the live server's event streams (`live_asgi`, tests.servers.WebServer):
+an SSE parser and a reader that keeps every event and comment."""
 
 from __future__ import annotations
 
 import contextlib
 import json
-import os
-import re
-import signal
 import socket
-import subprocess
-import sys
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
-
-import httpx
-from django.conf import settings
-from django.db import connection
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def database_url() -> str:
-    """The test database (the one pytest-django created) on the server DATABASE_URL
-    names."""
-    parts = urlsplit(os.environ["DATABASE_URL"])
-    return urlunsplit(parts._replace(path="/" + connection.settings_dict["NAME"]))
-
-
-@dataclass
-class Server:
-    url: str
-    proc: subprocess.Popen
-    log: Path
-    pids: list[int] = field(default_factory=list)
-
-    def stop(self, sig: int = signal.SIGTERM, timeout: float = 30) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-        try:
-            return self.proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            return self.proc.wait()
-
-    def tail(self) -> str:
-        return "\n".join(self.log.read_text(errors="replace").splitlines()[-40:])
-
-
-@contextlib.contextmanager
-def asgi_server(*, workers: int = 2, env: dict[str, str] | None = None) -> Iterator[Server]:
-    """Starts the Procfile's web server on a free port (the OS picks it) and yields it."""
-    log = Path(tempfile.mkstemp(prefix="asgi-server-", suffix=".log")[1])
-    child_env = dict(os.environ)
-    child_env.update(
-        DJANGO_SETTINGS_MODULE="config.settings.test",
-        DATABASE_URL=database_url(),
-        TEST_CELERY_QUEUE=settings.CELERY_TASK_DEFAULT_QUEUE,
-        DATABASE_POOL_SIZE="8",
-        **(env or {}),
-    )
-    command = [
-        str(Path(sys.executable).with_name("gunicorn")),
-        "config.asgi:application",
-        "--bind",
-        "127.0.0.1:0",
-        "--worker-class",
-        "config.server.Worker",
-        "--workers",
-        str(workers),
-        "--graceful-timeout",
-        "20",
-    ]
-    with log.open("wb") as out:
-        proc = subprocess.Popen(command, cwd=ROOT, env=child_env, stdout=out, stderr=out)
-    server = Server(url="", proc=proc, log=log)
-    try:
-        server.url = _wait_listening(server, workers)
-        yield server
-    finally:
-        server.stop()
-        log.unlink(missing_ok=True)
-
-
-def _wait_listening(server: Server, workers: int) -> str:
-    deadline = time.monotonic() + 60
-    url = None
-    while time.monotonic() < deadline:
-        if server.proc.poll() is not None:
-            raise RuntimeError(f"the server exited:\n{server.tail()}")
-        text = server.log.read_text(errors="replace")
-        found = re.search(r"Listening at: (http://127\.0\.0\.1:\d+)", text)
-        booted = len(re.findall(r"Application startup complete", text))
-        if found and booted >= workers:
-            url = found.group(1)
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"{url}/api/v1/rulesets/", timeout=5).status_code == 200:
-                    return url
-        time.sleep(0.2)
-    raise RuntimeError(f"the server did not start:\n{server.tail()}")
-
-
-# --- Server-Sent Events ------------------------------------------------------------------
+from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 
 @dataclass

@@ -1,5 +1,6 @@
-"""Processes a test owns and may kill: a redis-server of its own on a free port, and the
-Procfile under scripts/supervise.py."""
+"""Processes tests start: the web server as the Procfile runs it (`WebServer`), a
+redis-server of a test's own on a free port, the Procfile under scripts/supervise.py, a
+PostgreSQL cluster a test may kill."""
 
 import contextlib
 import os
@@ -9,9 +10,12 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
+
+import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 REDIS_SERVER = shutil.which("redis-server") or ""
@@ -134,54 +138,120 @@ def pid_alive(pid: int) -> bool:
     return status.exists() and status.read_text().split(") ", 1)[1][0] != "Z"
 
 
+def database_url() -> str:
+    """The test database (the one pytest-django created) as a DATABASE_URL for another
+    process."""
+    from django.db import connection
+
+    db = connection.settings_dict
+    host = db.get("HOST") or ""
+    url = f"postgres://{db['USER']}@{host}{':' + str(db['PORT']) if db.get('PORT') else ''}"
+    url += f"/{db['NAME']}"
+    socket_dir = (db.get("OPTIONS") or {}).get("host")
+    return f"{url}?host={socket_dir}" if socket_dir else url
+
+
 class WebServer:
-    """The Procfile's web entry (as a container runs it) on a free port, with production
-    settings against the test database and the test cache; `overrides` are environment
-    variables such as THROTTLE_USER."""
+    """The web server as the Procfile runs it, and the only way tests start one: its `web`
+    entry (gunicorn serving config.asgi:application with config.server.Worker) through
+    `scripts.supervise --exec web`, as a container does, on a port the OS picks, against
+    the test database, cache and task queue. `live_asgi` (tests/conftest.py) is one per
+    test process; a test that needs a process of its own (other settings, one it stops or
+    kills) starts one with options:
 
-    def __init__(self, **overrides: str) -> None:
-        from django.conf import settings
+    * `workers`: WEB_CONCURRENCY (one makes per-process limits exact);
+    * `settings`: the settings module (`config.settings.base` for production's, e.g. the
+      real throttle rates the test settings raise);
+    * `env`: variables the settings read (THROTTLE_USER, STREAMS_PER_USER, REDIS_URL...).
 
-        from tests.celery.conftest import database_url_for_subprocesses
+    Its output (gunicorn's and the app's log lines) goes to `log`."""
 
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        env = {
+    def __init__(
+        self,
+        *,
+        workers: int = 2,
+        settings: str = "config.settings.test",
+        **env: str,
+    ) -> None:
+        from django.conf import settings as ours
+
+        self.workers = workers
+        self.url = ""
+        self.log = Path(tempfile.mkstemp(prefix="web-server-", suffix=".log")[1])
+        self.env = {
             **os.environ,
-            "DJANGO_SETTINGS_MODULE": "config.settings.base",
-            "DEBUG": "0",
-            "SECRET_KEY": "test-only-secret-key-not-for-production-use-0123456789",
-            "SECURE_SSL_REDIRECT": "0",
-            "DATABASE_URL": database_url_for_subprocesses(),
-            "REDIS_URL": settings.CACHES["default"]["LOCATION"],
-            "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
-            "PORT": str(self.port),
+            "DJANGO_SETTINGS_MODULE": settings,
+            "DATABASE_URL": database_url(),
+            "REDIS_URL": ours.CACHES["default"]["LOCATION"],
+            "CELERY_BROKER_URL": ours.CELERY_BROKER_URL,
+            "TEST_CELERY_QUEUE": ours.CELERY_TASK_DEFAULT_QUEUE,
+            "DATABASE_POOL_SIZE": "8",
             "HOST": "127.0.0.1",
-            "WEB_CONCURRENCY": "2",
-            "LOG_LEVEL": "WARNING",
+            "PORT": "0",
+            "WEB_CONCURRENCY": str(workers),
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-            **overrides,
+            **env,
         }
-        self.log = open(os.devnull, "wb")  # noqa: SIM115 - closed in stop()
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "scripts.supervise", "--exec", "web"],
-            cwd=ROOT,
-            env=env,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        wait_for_port(self.port, timeout=60)
+        self.proc: subprocess.Popen | None = None
 
-    def stop(self) -> None:
+    def start(self, timeout: float = 60) -> "WebServer":
+        """Starts it and returns once every worker has booted and it answers."""
+        with self.log.open("wb") as out:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "scripts.supervise", "--exec", "web"],
+                cwd=ROOT,
+                env=self.env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # its workers are killed with it
+            )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the web server exited:\n{self.tail()}")
+            text = self.log.read_text(errors="replace")
+            found = re.search(r"Listening at: (http://127\.0\.0\.1:\d+)", text)
+            if found and text.count("Application startup complete") >= self.workers:
+                with contextlib.suppress(httpx.HTTPError):
+                    httpx.get(f"{found.group(1)}/api/v1/rulesets/", timeout=5)
+                    self.url = found.group(1)
+                    return self
+            time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"the web server did not start in {timeout} s:\n{self.tail()}")
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 30) -> int:
+        """Stops it (SIGTERM: a graceful shutdown) and returns its exit code."""
+        assert self.proc is not None
         if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
-        self.log.close()
+            self.proc.send_signal(sig)
+        try:
+            code = self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            code = self.proc.returncode
+        self.log.unlink(missing_ok=True)
+        return code
+
+    def kill(self) -> None:
+        """kill -9 of the master and its workers at once, as a crashed host."""
+        assert self.proc is not None
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=10)
+
+    @property
+    def port(self) -> int:
+        return int(self.url.rsplit(":", 1)[1])
+
+    def tail(self, lines: int = 40) -> str:
+        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+
+    def __enter__(self) -> "WebServer":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
 
 class PostgresCluster:

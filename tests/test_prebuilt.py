@@ -17,8 +17,8 @@ from games.selectors import match_get, seats_with_players
 from games.services.locks import match_lock
 from games.services.play import PLAY_FIELDS, seats_for_play
 from ledger.models import Account, AccountKind
-from tests.factories import PlayerFactory
-from tests.games.helpers import create_and_fill, seated_players
+from tests.factories import ActiveMatchFactory, PlayerFactory
+from tests.games.helpers import seated_players
 
 pytestmark = pytest.mark.django_db
 
@@ -43,7 +43,9 @@ def test_a_token_and_its_user_equal_the_orm_ones_in_one_query():
 
 def test_json_and_datetime_fields_come_back_as_the_orm_reads_them():
     players = seated_players(2)
-    match_id = create_and_fill(players, ruleset="milton_bradley")
+    match_id = ActiveMatchFactory(
+        players=[user for user, _ in players], ruleset="milton_bradley"
+    ).pk
     user = players[0][0]
     loaded = match_get(match_id=match_id, user=user)
     expected = Match.objects.select_related("created_by").get(pk=match_id)
@@ -55,7 +57,9 @@ def test_json_and_datetime_fields_come_back_as_the_orm_reads_them():
 
 def test_many_rows_in_order_with_annotations():
     players = seated_players(3)
-    match_id = create_and_fill(players, ruleset="milton_bradley")
+    match_id = ActiveMatchFactory(
+        players=[user for user, _ in players], ruleset="milton_bradley"
+    ).pk
     match = Match.objects.get(pk=match_id)
     players[1][0].webhooks.create(url="https://example.com/hook", encrypted_secret="x")
     expected = list(Seat.objects.filter(match=match).select_related("player").order_by("seat"))
@@ -77,14 +81,16 @@ def test_a_nullable_key_joins_left_and_gives_none():
 
 @pytest.mark.django_db(transaction=True)
 def test_a_lock_outside_a_transaction_is_refused_as_select_for_update_is():
-    match_id = create_and_fill(seated_players(2), ruleset="classic")
+    match_id = ActiveMatchFactory(
+        players=[user for user, _ in seated_players(2)], ruleset="classic"
+    ).pk
     with pytest.raises(TransactionManagementError):
         match_lock(match_id)
 
 
 def test_inserts_and_an_update_run_together_and_store_what_the_orm_stores():
     players = seated_players(2)
-    match = Match.objects.get(pk=create_and_fill(players, ruleset="milton_bradley"))
+    match = ActiveMatchFactory(players=[user for user, _ in players], ruleset="milton_bradley")
     last = match.events.order_by("-seq").first().seq
     quoted = {"type": "note", "text": "100% 'quoted' \\ %s; DROP", "n": [1, None]}
     rows = [
@@ -112,7 +118,7 @@ def test_inserts_and_an_update_run_together_and_store_what_the_orm_stores():
 
 def test_a_failing_statement_fails_the_run_and_its_transaction():
     players = seated_players(2)
-    match = Match.objects.get(pk=create_and_fill(players, ruleset="milton_bradley"))
+    match = ActiveMatchFactory(players=[user for user, _ in players], ruleset="milton_bradley")
     version = match.version
     last = match.events.order_by("-seq").first().seq
     match.version += 1

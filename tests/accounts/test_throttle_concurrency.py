@@ -24,10 +24,12 @@ STRONG = "a-Long-and-unusual-passphrase-42"
 
 @pytest.fixture
 def start_server():
+    """A web server with production settings (the test settings raise every rate) and
+    the rates given."""
     servers = []
 
-    def start(**environment: str) -> WebServer:
-        servers.append(WebServer(**environment))
+    def start(**rates: str) -> WebServer:
+        servers.append(WebServer(settings="config.settings.base", **rates).start())
         return servers[-1]
 
     yield start

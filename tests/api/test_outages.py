@@ -34,23 +34,22 @@ def redis_server(tmp_path):
 def test_redis_down_answers_503_then_recovers(redis_server):
     _, token = token_create(user=UserFactory())
     auth = {"Authorization": f"Bearer {token}"}
-    server = WebServer(REDIS_URL=redis_server.url)
-    try:
-        with httpx.Client(base_url=server.url, timeout=30) as client:
-            assert client.get("/api/v1/me/", headers=auth).status_code == 200
+    with (
+        WebServer(REDIS_URL=redis_server.url) as server,
+        httpx.Client(base_url=server.url, timeout=30) as client,
+    ):
+        assert client.get("/api/v1/me/", headers=auth).status_code == 200
 
-            redis_server.kill()
-            _assert_unavailable(client.get("/api/v1/me/", headers=auth), "cache")
-            _assert_unavailable(client.get("/api/v1/players/someone/"), "cache")
-            _assert_unavailable(
-                client.post("/api/v1/auth/register/", json={"username": "x1", "password": STRONG}),
-                "cache",
-            )
+        redis_server.kill()
+        _assert_unavailable(client.get("/api/v1/me/", headers=auth), "cache")
+        _assert_unavailable(client.get("/api/v1/players/someone/"), "cache")
+        _assert_unavailable(
+            client.post("/api/v1/auth/register/", json={"username": "x1", "password": STRONG}),
+            "cache",
+        )
 
-            redis_server.start()
-            assert client.get("/api/v1/me/", headers=auth).status_code == 200
-    finally:
-        server.stop()
+        redis_server.start()
+        assert client.get("/api/v1/me/", headers=auth).status_code == 200
 
 
 def test_database_down_answers_503():
@@ -60,16 +59,13 @@ def test_database_down_answers_503():
         DATABASE_URL=f"postgres://postgres@127.0.0.1:{free_port()}/liarsdice",
         DATABASE_POOL_TIMEOUT="3",
     )
-    try:
-        with httpx.Client(base_url=server.url, timeout=90) as client:
-            _assert_unavailable(
-                client.get("/api/v1/me/", headers={"Authorization": "Bearer ld_whatever"}),
-                "database",
-            )
-            _assert_unavailable(
-                client.post("/api/v1/auth/token/", json={"username": "a", "password": "b"}),
-                "database",
-            )
-            _assert_unavailable(client.get("/api/v1/players/someone/"), "database")
-    finally:
-        server.stop()
+    with server, httpx.Client(base_url=server.url, timeout=90) as client:
+        _assert_unavailable(
+            client.get("/api/v1/me/", headers={"Authorization": "Bearer ld_whatever"}),
+            "database",
+        )
+        _assert_unavailable(
+            client.post("/api/v1/auth/token/", json={"username": "a", "password": "b"}),
+            "database",
+        )
+        _assert_unavailable(client.get("/api/v1/players/someone/"), "database")

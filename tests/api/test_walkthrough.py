@@ -22,10 +22,10 @@ def walkthrough() -> str:
 
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
-def test_the_guides_walkthrough_runs_verbatim(live_server):
+def test_the_guides_walkthrough_runs_verbatim(live_asgi):
     script = walkthrough()
     assert script.startswith(DEFAULT_API + "\n")
-    script = script.replace(DEFAULT_API, f"API={live_server.url}/api/v1", 1)
+    script = script.replace(DEFAULT_API, f"API={live_asgi.url}/api/v1", 1)
     assert shutil.which("curl") and shutil.which("bash")
     # -e and pipefail: any failed call (curl --fail-with-body) stops the script.
     done = subprocess.run(

@@ -1,9 +1,8 @@
 """A real Celery worker (and beat) in a subprocess, on the broker the settings name and
-the test database."""
+the test database; web processes of a test's own beside them."""
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -11,28 +10,21 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.db import connection
+
+from tests.servers import WebServer, database_url
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def database_url_for_subprocesses() -> str:
-    db = connection.settings_dict
-    host = db.get("HOST") or ""
-    url = f"postgres://{db['USER']}@{host}{':' + str(db['PORT']) if db.get('PORT') else ''}"
-    url += f"/{db['NAME']}"
-    socket_dir = (db.get("OPTIONS") or {}).get("host")
-    return f"{url}?host={socket_dir}" if socket_dir else url
 
 
 class Processes:
     def __init__(self, tmp_path: Path) -> None:
         self.tmp_path = tmp_path
         self.running: list[subprocess.Popen] = []
+        self.servers: list[WebServer] = []
         self.env = {
             **os.environ,
             "DJANGO_SETTINGS_MODULE": "config.settings.test",
-            "DATABASE_URL": database_url_for_subprocesses(),
+            "DATABASE_URL": database_url(),
             "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
             "TEST_CELERY_QUEUE": settings.CELERY_TASK_DEFAULT_QUEUE,
             "SWEEP_SECONDS": "0.5",
@@ -90,41 +82,19 @@ class Processes:
         self.running.append(proc)
         return proc
 
-    def start_web(self, *, threads: int = 8) -> tuple[subprocess.Popen, int]:
-        """A gunicorn web process as the Procfile runs it (one gthread worker here), on a
-        free port; returns it and the port once /healthz answers."""
-        port = free_port()
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "gunicorn",
-                "config.wsgi:application",
-                "--bind",
-                f"127.0.0.1:{port}",
-                "--worker-class",
-                "gthread",
-                "--workers",
-                "1",
-                "--threads",
-                str(threads),
-                "--timeout",
-                "60",
-                "--log-level",
-                "warning",
-            ],
-            cwd=ROOT,
-            env=self.env,
-            start_new_session=True,
-        )
-        self.running.append(proc)
-        return proc, port
+    def start_web(self) -> WebServer:
+        """A web process of its own (one worker), stopped with the others."""
+        server = WebServer(workers=1).start()
+        self.servers.append(server)
+        return server
 
     def kill(self, proc: subprocess.Popen) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
 
     def stop_all(self) -> None:
+        for server in self.servers:
+            server.stop()
         for proc in self.running:
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGTERM)
@@ -140,12 +110,6 @@ def celery_processes(transactional_db, tmp_path):
     processes = Processes(tmp_path)
     yield processes
     processes.stop_all()
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_until(predicate, *, timeout: float, interval: float = 0.2):

@@ -15,7 +15,7 @@ from django.utils import timezone
 from games.models import Match, MatchEvent
 from games.services.publish import APPLY_TURN_TIMEOUT
 from tests.celery.conftest import wait_until
-from tests.factories import PlayerFactory
+from tests.factories import ActiveMatchFactory
 from tests.servers import RedisServer
 
 pytestmark = pytest.mark.slow
@@ -29,13 +29,7 @@ def redis_server(request, tmp_path):
 
 
 def _match_due_in(seconds: float) -> Match:
-    from games import services
-
-    alice, bob = PlayerFactory(), PlayerFactory()
-    match = services.match_create(
-        user=alice, ruleset="classic", max_players=2, turn_seconds=600
-    ).match
-    match = services.match_join(match_id=match.pk, user=bob).match
+    match = ActiveMatchFactory(turn_seconds=600)
     deadline = timezone.now() + timedelta(seconds=seconds)
     Match.objects.filter(pk=match.pk).update(turn_deadline=deadline)
     match.turn_deadline = deadline

@@ -21,14 +21,14 @@ from django.db import connection
 
 from accounts.services import token_create
 from games.models import Match, MatchEvent
-from tests.celery.conftest import database_url_for_subprocesses, wait_until
+from tests.celery.conftest import wait_until
 from tests.celery.test_worker import (
     _all_bot_match,
     _assert_each_action_logged_once,
     _assert_settled,
 )
 from tests.factories import UserFactory
-from tests.servers import PostgresCluster, RedisServer, Supervised, free_port
+from tests.servers import PostgresCluster, RedisServer, Supervised, database_url, free_port
 
 pytestmark = pytest.mark.slow
 
@@ -57,14 +57,14 @@ def _timed(predicate, *, timeout: float) -> float:
     return time.monotonic() - started
 
 
-def _stack_env(tmp_path: Path, database_url: str, redis: RedisServer, port: int) -> dict:
+def _stack_env(tmp_path: Path, database: str, redis: RedisServer, port: int) -> dict:
     return {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.base",
         "DEBUG": "0",
         "SECRET_KEY": "test-only-secret-key-not-for-production-use-0123456789",
         "SECURE_SSL_REDIRECT": "0",
-        "DATABASE_URL": database_url,
+        "DATABASE_URL": database,
         "CELERY_BROKER_URL": redis.url,
         "REDIS_URL": redis.url,
         "DATA_DIR": str(tmp_path),
@@ -116,7 +116,7 @@ def _print(capsys, stack: Supervised, figures: dict[str, float]) -> None:
 def test_bot_play_survives_redis_and_worker_kills(tmp_path, capsys):
     redis = RedisServer(tmp_path / "redis", persistent=True).start()
     port = free_port()
-    stack = Supervised(_stack_env(tmp_path, database_url_for_subprocesses(), redis, port))
+    stack = Supervised(_stack_env(tmp_path, database_url(), redis, port))
     figures: dict[str, float] = {}
     try:
         client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10)
@@ -170,7 +170,7 @@ def own_postgres(transactional_db):
     cluster = PostgresCluster(Path(tempfile.mkdtemp(prefix="liarsdice-pg-")) / "data")
     suite_database = connection.settings_dict
     try:
-        cluster.copy_database(database_url_for_subprocesses(), "liarsdice")
+        cluster.copy_database(database_url(), "liarsdice")
         connection.close()
         connection.settings_dict = {
             **suite_database,

@@ -190,10 +190,8 @@ def test_two_web_processes_and_two_workers_survive_a_kill_of_each(celery_process
     doomed_worker = celery_processes.start_worker()
     celery_processes.start_worker()
     celery_processes.start_beat()
-    doomed_web, port_a = celery_processes.start_web()
-    _, port_b = celery_processes.start_web()
-    for port in (port_a, port_b):
-        wait_until(lambda p=port: _healthy(p), timeout=60)
+    doomed_web, other_web = celery_processes.start_web(), celery_processes.start_web()
+    port_a, port_b = doomed_web.port, other_web.port
 
     # Half the clients send to A first and half to B; the two seats of a table are on
     # different processes, so every move wakes a long poll in the other process.
@@ -212,7 +210,7 @@ def test_two_web_processes_and_two_workers_survive_a_kill_of_each(celery_process
     # Mid-load: some matches over, most still to come.
     wait_until(lambda: Match.objects.filter(status=Match.Status.FINISHED).count() >= 6, timeout=90)
     celery_processes.kill(doomed_worker)
-    celery_processes.kill(doomed_web)
+    doomed_web.kill()
     active_at_kill = Match.objects.filter(status=Match.Status.ACTIVE).count()
     server_side += [_absent_human() for _ in range(2)]  # due while a worker is gone
 
@@ -267,10 +265,3 @@ def test_two_web_processes_and_two_workers_survive_a_kill_of_each(celery_process
     assert {match_id: timeouts[match_id] for match_id in absent} == dict.fromkeys(absent, 1)
     assert sum(timeouts.values()) == len(absent)
     call_command("ledger_check")
-
-
-def _healthy(port: int) -> bool:
-    try:
-        return httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200
-    except httpx.HTTPError:
-        return False

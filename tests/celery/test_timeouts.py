@@ -16,7 +16,7 @@ from games import engine, services, stakes
 from games.models import Match, MatchEvent, Seat
 from games.services import publish
 from ledger.models import Account
-from tests.factories import PlayerFactory
+from tests.factories import ActiveMatchFactory, PlayerFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -27,11 +27,7 @@ def _seeded_dice(monkeypatch):
 
 
 def _two_humans(ruleset: str = "classic", **kwargs) -> Match:
-    alice, bob = PlayerFactory(), PlayerFactory()
-    match = services.match_create(
-        user=alice, ruleset=ruleset, max_players=2, turn_seconds=30, **kwargs
-    ).match
-    return services.match_join(match_id=match.pk, user=bob).match
+    return ActiveMatchFactory(ruleset=ruleset, turn_seconds=30, **kwargs)
 
 
 def _expire(match: Match) -> None:

@@ -23,7 +23,7 @@ from games.services.bot_players import server_bot
 from games.tasks import apply_turn_timeout
 from ledger.models import Account
 from tests.celery.conftest import wait_until
-from tests.factories import PlayerFactory
+from tests.factories import ActiveMatchFactory, PlayerFactory
 
 pytestmark = pytest.mark.slow
 
@@ -68,14 +68,7 @@ def _assert_each_action_logged_once(match_id: int) -> None:
 
 def _all_bot_match(**kwargs) -> Match:
     host = server_bot("expert")  # the house stakes it, as every server bot
-    return services.match_create(
-        user=host,
-        ruleset=kwargs.pop("ruleset", "milton_bradley"),
-        max_players=3,
-        turn_seconds=60,
-        bots=["cautious", "random"],
-        **kwargs,
-    ).match
+    return ActiveMatchFactory(players=[host], bots=["cautious", "random"], **kwargs)
 
 
 @pytest.mark.parametrize("ruleset", ["milton_bradley", "perudo"])
@@ -171,11 +164,7 @@ def test_webhook_receiver_gets_verifiable_signatures(celery_processes):
 
 
 def _two_humans(**kwargs) -> Match:
-    alice, bob = PlayerFactory(), PlayerFactory()
-    match = services.match_create(
-        user=alice, ruleset="classic", max_players=2, turn_seconds=600, **kwargs
-    ).match
-    return services.match_join(match_id=match.pk, user=bob).match
+    return ActiveMatchFactory(turn_seconds=600, **kwargs)
 
 
 def _expire(match_id: int) -> None:

@@ -47,19 +47,6 @@ def seated_players(n: int) -> list[tuple[object, APIClient]]:
     return [(u, client_for(u)) for u in users]
 
 
-def create_and_fill(players, **body) -> int:
-    (_, creator), others = players[0], players[1:]
-    body.setdefault("max_players", len(players))
-    body.setdefault("turn_seconds", 60)
-    response = creator.post(MATCHES, body, format="json")
-    assert response.status_code == 201, response.content
-    match_id = response.json()["id"]
-    for _, client in others:
-        joined = client.post(f"{MATCHES}{match_id}/join/", {}, format="json")
-        assert joined.status_code == 200, joined.content
-    return match_id
-
-
 def play_to_the_end(match_id: int, players, rng: random.Random, max_actions: int = 3000):
     clients = [c for _, c in players]
     for _ in range(max_actions):

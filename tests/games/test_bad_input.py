@@ -9,8 +9,8 @@ import pytest
 from games.models import Match, MatchEvent
 from ledger.models import Account
 from tests.conftest import client_for
-from tests.factories import PlayerFactory
-from tests.games.helpers import MATCHES, create_and_fill, seated_players
+from tests.factories import ActiveMatchFactory, PlayerFactory
+from tests.games.helpers import MATCHES, seated_players
 from tests.problems import assert_problem
 
 pytestmark = pytest.mark.django_db
@@ -49,7 +49,9 @@ def assert_rejected(response, status: int, code: str) -> None:
 @pytest.fixture
 def running():
     players = seated_players(3)
-    match_id = create_and_fill(players, ruleset="milton_bradley", buy_in=30, ante=1)
+    match_id = ActiveMatchFactory(
+        players=[user for user, _ in players], ruleset="milton_bradley", buy_in=30, ante=1
+    ).pk
     match = Match.objects.get(pk=match_id)
     turn = match.turn_seat
     seat_of = {s.player_id: s.seat for s in match.seats.all()}
@@ -218,7 +220,7 @@ def test_every_missing_field_of_an_action_is_listed(running, body, errors):
 @pytest.fixture
 def poker_running():
     players = seated_players(3)
-    match_id = create_and_fill(players, ruleset="poker_dice")
+    match_id = ActiveMatchFactory(players=[u for u, _ in players], ruleset="poker_dice").pk
     turn = Match.objects.get(pk=match_id).turn_seat
     seat_of = {s.player_id: s.seat for s in Match.objects.get(pk=match_id).seats.all()}
     return match_id, next(c for u, c in players if seat_of[u.pk] == turn)

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from games.api.actions import MatchActionApi
-from tests.games.helpers import MATCHES, create_and_fill, seated_players
+from tests.factories import ActiveMatchFactory
+from tests.games.helpers import MATCHES, seated_players
 
 ROOT = str(Path(__file__).resolve().parents[2]) + "/"
 OWN = ("core/", "ledger/", "accounts/", "games/", "moderation/", "config/")
@@ -70,7 +71,7 @@ class PathRecorder:
 def test_a_bid_crosses_at_most_twelve_files(monkeypatch):
     monkeypatch.setattr("games.fairness.SECURE_DICE", random.Random(3))
     players = seated_players(2)
-    match_id = create_and_fill(players, ruleset="classic")
+    match_id = ActiveMatchFactory(players=[u for u, _ in players], ruleset="classic").pk
     views = [(c, c.get(f"{MATCHES}{match_id}/").json()) for _, c in players]
     mover, view = next((c, v) for c, v in views if v["legal_actions"])
     bid = next(a for a in view["legal_actions"] if a["type"] == "bid")

@@ -11,7 +11,8 @@ from games.models import Match, MatchEvent, Seat
 from games.services.locks import match_lock
 from games.services.play import match_for_play
 from tests.conftest import client_for
-from tests.games.helpers import MATCHES, create_and_fill, seated_players
+from tests.factories import ActiveMatchFactory
+from tests.games.helpers import MATCHES, seated_players
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -44,7 +45,7 @@ def _turn_client(match_id, players):
 
 def test_two_submissions_on_the_same_turn_exactly_one_succeeds():
     players = seated_players(2)
-    match_id = create_and_fill(players, ruleset="classic")
+    match_id = ActiveMatchFactory(players=[user for user, _ in players], ruleset="classic").pk
     user, match = _turn_client(match_id, players)
     # Two devices of the player on turn, and the opponent, all at once.
     devices = [client_for(user), client_for(user)]
@@ -77,7 +78,7 @@ def test_two_submissions_on_the_same_turn_exactly_one_succeeds():
 
 def test_same_idempotency_key_racing_acts_once():
     players = seated_players(2)
-    match_id = create_and_fill(players, ruleset="classic")
+    match_id = ActiveMatchFactory(players=[user for user, _ in players], ruleset="classic").pk
     user, match = _turn_client(match_id, players)
     clients = [client_for(user) for _ in range(4)]
     url = f"{MATCHES}{match_id}/actions/"
@@ -123,7 +124,7 @@ def _timed_long_poll(client, match_id: int, *, after: int, wait: int, took: dict
 def test_long_poll_wakes_promptly_when_an_event_is_written():
 
     players = seated_players(2)
-    match_id = create_and_fill(players, ruleset="classic")
+    match_id = ActiveMatchFactory(players=[user for user, _ in players], ruleset="classic").pk
     user, _match = _turn_client(match_id, players)
     watcher = next(c for u, c in players if u.pk != user.pk)
     actor = client_for(user)
@@ -149,7 +150,7 @@ def test_long_poll_wakes_promptly_when_an_event_is_written():
 
 def test_long_poll_times_out_empty():
     players = seated_players(2)
-    match_id = create_and_fill(players, ruleset="classic")
+    match_id = ActiveMatchFactory(players=[user for user, _ in players], ruleset="classic").pk
     seq = Match.objects.get(pk=match_id).event_seq
     response = players[0][1].get(f"{MATCHES}{match_id}/events/?after={seq}&wait=1")
     assert response.status_code == 200
@@ -160,7 +161,7 @@ def test_a_move_waiting_for_the_lock_reads_the_seats_as_the_holder_committed_the
     """`match_for_play` sends the match's FOR UPDATE and the seats' SELECT in one round
     trip: the SELECT must still see what the lock's holder committed while it waited."""
     players = seated_players(2)
-    match_id = create_and_fill(players, ruleset="classic")
+    match_id = ActiveMatchFactory(players=[user for user, _ in players], ruleset="classic").pk
     user = players[0][0]
     holding = threading.Event()
 

@@ -8,7 +8,8 @@ from games import stakes
 from games.models import Match, MatchEvent
 from ledger.models import Account, AccountKind
 from ledger.selectors import wallet_balance
-from tests.games.helpers import MATCHES, create_and_fill, play_to_the_end, seated_players
+from tests.factories import ActiveMatchFactory
+from tests.games.helpers import MATCHES, play_to_the_end, seated_players
 
 pytestmark = pytest.mark.django_db
 
@@ -97,7 +98,9 @@ def test_full_match_with_chips(ruleset, options, chips):
     rng = random.Random(f"{ruleset}{options}{chips}")
     players = seated_players(3)
     before = {u.pk: wallet_balance(user=u) for u, _ in players}
-    match_id = create_and_fill(players, ruleset=ruleset, options=options, **chips)
+    match_id = ActiveMatchFactory(
+        players=[user for user, _ in players], ruleset=ruleset, options=options, **chips
+    ).pk
     final = play_to_the_end(match_id, players, rng)
 
     assert final["status"] == "finished"
@@ -148,7 +151,9 @@ def test_a_perudo_match_records_its_palifico_rounds():
     events, keep one face from the opening bid, and follow a first drop to one die."""
     rng = random.Random("perudo palifico")
     players = seated_players(3)
-    match_id = create_and_fill(players, ruleset="perudo", **CHIPS)
+    match_id = ActiveMatchFactory(
+        players=[user for user, _ in players], ruleset="perudo", **CHIPS
+    ).pk
     final = play_to_the_end(match_id, players, rng)
     assert final["status"] == "finished"
     rounds = players[0][1].get(f"{MATCHES}{match_id}/rounds/").json()["rounds"]

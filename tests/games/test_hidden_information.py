@@ -12,8 +12,8 @@ import pytest
 from games import engine
 from games.models import Match
 from tests.conftest import client_for
-from tests.factories import PlayerFactory
-from tests.games.helpers import MATCHES, action_from_legal, create_and_fill, seated_players
+from tests.factories import ActiveMatchFactory, PlayerFactory
+from tests.games.helpers import MATCHES, action_from_legal, seated_players
 
 pytestmark = pytest.mark.django_db
 
@@ -140,7 +140,9 @@ def test_no_response_leaks_hidden_dice_or_salts(ruleset, options):
     rng = random.Random(7)
     players = seated_players(3)
     spectator = client_for(PlayerFactory())
-    match_id = create_and_fill(players, ruleset=ruleset, options=options, buy_in=20, ante=1)
+    match_id = ActiveMatchFactory(
+        players=[user for user, _ in players], ruleset=ruleset, options=options, buy_in=20, ante=1
+    ).pk
     clients = [c for _, c in players]
     checked = own_dice_seen = box_seen = 0
     for _ in range(80):
@@ -217,7 +219,9 @@ def _examples(node):
 
 def test_the_schema_documents_no_dice_of_other_seats():
     players = seated_players(2)
-    match_id = create_and_fill(players, ruleset="milton_bradley", buy_in=10, ante=1)
+    match_id = ActiveMatchFactory(
+        players=[user for user, _ in players], ruleset="milton_bradley", buy_in=10, ante=1
+    ).pk
     client = players[0][1]
     schema = client.get("/api/v1/schema/?format=json").json()
     shapes = schema["components"]["schemas"]
@@ -287,7 +291,9 @@ def test_finished_rounds_verify_against_the_commitments_seen_in_play(ruleset, op
     them fails it."""
     rng = random.Random(3)
     players = seated_players(2)
-    match_id = create_and_fill(players, ruleset=ruleset, options=options)
+    match_id = ActiveMatchFactory(
+        players=[user for user, _ in players], ruleset=ruleset, options=options
+    ).pk
     clients = [c for _, c in players]
     seen: dict[int, dict[str, list[str]]] = {}  # round -> key -> digests, in order
     for _ in range(600):
@@ -344,7 +350,9 @@ def test_no_stream_leaks_hidden_dice_or_salts(live_asgi, ruleset, options):
     tokens = [token_create(user=u)[1] for u in readers]
     url = live_asgi.url
     account_streams = [StreamReader(f"{url}/api/v1/stream/?after=0", t) for t in tokens]
-    match_id = create_and_fill(players, ruleset=ruleset, options=options, buy_in=20, ante=1)
+    match_id = ActiveMatchFactory(
+        players=[user for user, _ in players], ruleset=ruleset, options=options, buy_in=20, ante=1
+    ).pk
     match_streams = [StreamReader(f"{url}{MATCHES}{match_id}/stream/?after=0", t) for t in tokens]
     clients = [c for _, c in players]
     seen = [0] * len(readers)

@@ -7,7 +7,8 @@ import pytest
 
 from games import engine
 from games.models import Match
-from tests.games.helpers import MATCHES, create_and_fill, play_to_the_end, seated_players
+from tests.factories import ActiveMatchFactory
+from tests.games.helpers import MATCHES, play_to_the_end, seated_players
 from tests.problems import assert_problem
 
 pytestmark = pytest.mark.django_db
@@ -28,7 +29,9 @@ def _export(client, match_id):
 )
 def test_the_export_replays_to_the_final_state(ruleset, options):
     players = seated_players(3)
-    match_id = create_and_fill(players, ruleset=ruleset, options=options, buy_in=20, ante=1)
+    match_id = ActiveMatchFactory(
+        players=[user for user, _ in players], ruleset=ruleset, options=options, buy_in=20, ante=1
+    ).pk
     play_to_the_end(match_id, players, random.Random(ruleset))
     response = _export(players[1][1], match_id)
     assert response.status_code == 200, response.content
@@ -54,7 +57,7 @@ def test_the_export_replays_to_the_final_state(ruleset, options):
 
 def test_a_resigned_match_exports_the_forfeit_too():
     players = seated_players(2)
-    match_id = create_and_fill(players, ruleset="classic")
+    match_id = ActiveMatchFactory(players=[user for user, _ in players], ruleset="classic").pk
     players[0][1].post(f"{MATCHES}{match_id}/resign/", {}, format="json")
     body = _export(players[0][1], match_id).json()
     assert body["replay"]["actions"][-1] == {"type": "forfeit", "seat": 0}
@@ -72,7 +75,7 @@ def test_a_resigned_match_exports_the_forfeit_too():
 
 def test_only_finished_matches_export():
     players = seated_players(2)
-    match_id = create_and_fill(players, ruleset="classic")
+    match_id = ActiveMatchFactory(players=[user for user, _ in players], ruleset="classic").pk
     assert_problem(_export(players[0][1], match_id), 409, "match_not_finished")
     assert_problem(_export(players[0][1], 999999), 404, "not_found")
 
@@ -100,8 +103,8 @@ def test_a_private_match_is_hidden_from_outsiders():
 
 def test_history_filters_by_ruleset_and_status(api_client):
     players = seated_players(2)
-    classic = create_and_fill(players, ruleset="classic")
-    poker = create_and_fill(players, ruleset="poker_dice")
+    classic = ActiveMatchFactory(players=[user for user, _ in players], ruleset="classic").pk
+    poker = ActiveMatchFactory(players=[user for user, _ in players], ruleset="poker_dice").pk
     players[0][1].post(f"{MATCHES}{poker}/resign/", {}, format="json")
     url = f"/api/v1/players/{players[0][0].username}/matches/"
     assert [m["id"] for m in api_client.get(url).json()["results"]] == [poker, classic]

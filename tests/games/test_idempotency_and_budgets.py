@@ -7,10 +7,10 @@ from django.test.utils import CaptureQueriesContext
 from games import stakes
 from games.models import Match, MatchEvent, RoundRecord
 from ledger.models import Transfer, TransferKind
+from tests.factories import ActiveMatchFactory
 from tests.games.helpers import (
     MATCHES,
     action_from_legal,
-    create_and_fill,
     seated_players,
 )
 
@@ -102,7 +102,9 @@ def _count(call) -> int:
 def _budget(n_players: int, rounds_played: int) -> dict[str, int]:
     rng = random.Random(n_players)
     players = seated_players(n_players)
-    match_id = create_and_fill(players, ruleset="milton_bradley", buy_in=40, ante=1)
+    match_id = ActiveMatchFactory(
+        players=[user for user, _ in players], ruleset="milton_bradley", buy_in=40, ante=1
+    ).pk
     if rounds_played:
         while Match.objects.get(pk=match_id).state["round"]["number"] <= rounds_played:
             _play(match_id, players, rng, 1)
@@ -152,9 +154,13 @@ def test_query_counts_do_not_grow_with_seats_or_rounds():
 def _challenge_budget(n_players: int) -> int:
     players = seated_players(n_players)
     # One die lost per challenge: the first round's challenge never ends the match.
-    match_id = create_and_fill(
-        players, ruleset="milton_bradley", options={"loss": "one"}, buy_in=40, ante=1
-    )
+    match_id = ActiveMatchFactory(
+        players=[user for user, _ in players],
+        ruleset="milton_bradley",
+        options={"loss": "one"},
+        buy_in=40,
+        ante=1,
+    ).pk
     by_user = {u.pk: c for u, c in players}
     by_seat = {s.seat: by_user[s.player_id] for s in Match.objects.get(pk=match_id).seats.all()}
     url = f"{MATCHES}{match_id}/actions/"
@@ -164,6 +170,9 @@ def _challenge_budget(n_players: int) -> int:
         == 201
     )
     challenger = by_seat[Match.objects.get(pk=match_id).turn_seat]
+    # The challenger reads the match first, as a client does: its token's first use (a
+    # write of last_used_at) is no part of the challenge's cost.
+    assert challenger.get(f"{MATCHES}{match_id}/").status_code == 200
     count = _count(lambda: challenger.post(url, {"type": "challenge"}, format="json"))
     match = Match.objects.get(pk=match_id)
     # The POST measured did end round 1 and ante every seat into round 2.

@@ -18,9 +18,10 @@ from django.db import connection
 from accounts.services import token_create
 from core.payloads import timestamp
 from games.models import Match, MatchEvent
-from tests.factories import PlayerFactory
-from tests.games.helpers import MATCHES, create_and_fill, seated_players
-from tests.live_server import StreamReader, asgi_server
+from tests.factories import ActiveMatchFactory, PlayerFactory
+from tests.games.helpers import MATCHES, seated_players
+from tests.live_server import StreamReader
+from tests.servers import WebServer
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -50,7 +51,7 @@ def _bid(match_id: int, players) -> int:
 
 def test_more_than_500_waiting_clients_are_all_answered(live_asgi):
     players = seated_players(2)
-    match_id = create_and_fill(players, ruleset="classic")
+    match_id = ActiveMatchFactory(players=[user for user, _ in players], ruleset="classic").pk
     seq = Match.objects.get(pk=match_id).event_seq
     # 400 long polls by the two players, 120 streams by 12 spectators (10 each).
     tokens = [_token(u) for u, _ in players]
@@ -96,7 +97,7 @@ def test_more_than_500_waiting_clients_are_all_answered(live_asgi):
 
 def test_a_dropped_stream_resumes_with_no_gap_and_no_duplicate(live_asgi):
     players = seated_players(2)
-    match_id = create_and_fill(players, ruleset="classic")
+    match_id = ActiveMatchFactory(players=[user for user, _ in players], ruleset="classic").pk
     token = _token(players[0][0])
     url = f"{live_asgi.url}/api/v1/matches/{match_id}/stream/"
     first = StreamReader(url + "?after=0", token)
@@ -128,7 +129,7 @@ def test_a_dropped_stream_resumes_with_no_gap_and_no_duplicate(live_asgi):
 
 def test_the_account_stream_announces_your_turn_within_a_second(live_asgi):
     players = seated_players(2)
-    match_id = create_and_fill(players, ruleset="classic")
+    match_id = ActiveMatchFactory(players=[user for user, _ in players], ruleset="classic").pk
     match = Match.objects.get(pk=match_id)
     seat_of = {s.player_id: s.seat for s in match.seats.all()}
     mover = next(u for u, _ in players if seat_of[u.pk] == match.turn_seat)
@@ -160,7 +161,7 @@ def test_the_account_stream_resumes_by_id_and_tells_start_and_end(live_asgi):
     players = seated_players(2)
     tokens = [_token(u) for u, _ in players]
     stream = StreamReader(f"{live_asgi.url}/api/v1/stream/?after=0", tokens[1])
-    match_id = create_and_fill(players, ruleset="classic")
+    match_id = ActiveMatchFactory(players=[user for user, _ in players], ruleset="classic").pk
     assert stream.wait_for(lambda s: any(e.type == "match_started" for e in s.events))
     # A moderator's abort ends the match for everyone seated.
     from games.services import match_abort
@@ -185,7 +186,7 @@ def test_a_log_longer_than_a_page_is_followed_to_its_end(live_asgi):
     """A read carries at most 200 events: followers sharing the match's log read on
     after a full page instead of taking it for the end."""
     players = seated_players(2)
-    match_id = create_and_fill(players, ruleset="classic")
+    match_id = ActiveMatchFactory(players=[user for user, _ in players], ruleset="classic").pk
     match = Match.objects.get(pk=match_id)
     last = match.event_seq + 250
     MatchEvent.objects.bulk_create(
@@ -213,7 +214,7 @@ def test_a_log_longer_than_a_page_is_followed_to_its_end(live_asgi):
 
 def test_a_match_stream_ends_after_the_final_event(live_asgi):
     players = seated_players(2)
-    match_id = create_and_fill(players, ruleset="classic")
+    match_id = ActiveMatchFactory(players=[user for user, _ in players], ruleset="classic").pk
     from games.services import match_abort
 
     match_abort(match_id=match_id, actor=PlayerFactory(is_staff=True))
@@ -226,7 +227,7 @@ def test_a_match_stream_ends_after_the_final_event(live_asgi):
 
 def test_chat_messages_wake_followers_as_chat_events(live_asgi):
     players = seated_players(2)
-    match_id = create_and_fill(players, ruleset="classic")
+    match_id = ActiveMatchFactory(players=[user for user, _ in players], ruleset="classic").pk
     seq = Match.objects.get(pk=match_id).event_seq
     stream = StreamReader(
         f"{live_asgi.url}/api/v1/matches/{match_id}/stream/?after={seq}", _token(players[1][0])
@@ -244,7 +245,7 @@ def test_chat_messages_wake_followers_as_chat_events(live_asgi):
 
 def test_streams_close_when_the_token_is_revoked_or_the_user_banned(live_asgi):
     players = seated_players(2)
-    match_id = create_and_fill(players, ruleset="classic")
+    match_id = ActiveMatchFactory(players=[user for user, _ in players], ruleset="classic").pk
     user = players[0][0]
     token = _token(user)
     url = f"{live_asgi.url}/api/v1/matches/{match_id}/stream/?after=0"
@@ -270,7 +271,7 @@ def test_renewed_long_polls_refuse_a_revoked_token_and_a_banned_user_at_once(liv
     """A renewal is answered from the token check the process remembers (no query), yet a
     revocation or a ban counts from the moment it answered, in every web process."""
     players = seated_players(2)
-    match_id = create_and_fill(players, ruleset="classic")
+    match_id = ActiveMatchFactory(players=[user for user, _ in players], ruleset="classic").pk
     seq = Match.objects.get(pk=match_id).event_seq
     url = f"{live_asgi.url}/api/v1/matches/{match_id}/events/?after={seq}&wait=0"
     user, banned = players[0][0], players[1][0]
@@ -291,11 +292,11 @@ def test_renewed_long_polls_refuse_a_revoked_token_and_a_banned_user_at_once(liv
         assert refused.status_code == 401, refused.content
 
 
-def test_too_many_open_streams_get_a_429_problem(live_asgi):
+def test_too_many_open_streams_get_a_429_problem():
     user = PlayerFactory()
     token = _token(user)
     # One web process: the per-process cap is then exact.
-    with asgi_server(workers=1, env={"STREAMS_PER_USER": "3"}) as server:
+    with WebServer(workers=1, STREAMS_PER_USER="3") as server:
         url = f"{server.url}/api/v1/stream/"
         open_ones = [StreamReader(url, token) for _ in range(3)]
         assert all(s.wait_for(lambda s: s.status == 200) for s in open_ones)
@@ -314,10 +315,10 @@ def test_too_many_open_streams_get_a_429_problem(live_asgi):
 
 def test_graceful_shutdown_ends_streams_and_answers_long_polls():
     players = seated_players(2)
-    match_id = create_and_fill(players, ruleset="classic")
+    match_id = ActiveMatchFactory(players=[user for user, _ in players], ruleset="classic").pk
     seq = Match.objects.get(pk=match_id).event_seq
     token = _token(players[0][0])
-    with asgi_server(workers=1) as server:
+    with WebServer(workers=1) as server:
         stream = StreamReader(f"{server.url}/api/v1/matches/{match_id}/stream/", token)
         assert stream.wait_for(lambda s: s.status == 200)
         answers: list = []
@@ -346,7 +347,7 @@ def test_graceful_shutdown_ends_streams_and_answers_long_polls():
 
 def test_a_wait_survives_the_listener_losing_its_connection(live_asgi):
     players = seated_players(2)
-    match_id = create_and_fill(players, ruleset="classic")
+    match_id = ActiveMatchFactory(players=[user for user, _ in players], ruleset="classic").pk
     seq = Match.objects.get(pk=match_id).event_seq
     token = _token(players[0][0])
     answers: list = []
@@ -400,10 +401,10 @@ def test_ordinary_and_live_requests_each_log_one_json_line():
     """Request threads write their lines themselves, the event loop's go through the
     log thread (config.server.OffTheLoopHandler): both reach the server's output."""
     players = seated_players(2)
-    match_id = create_and_fill(players, ruleset="classic")
+    match_id = ActiveMatchFactory(players=[user for user, _ in players], ruleset="classic").pk
     token = _token(players[0][0])
     ids = {"ordinary": uuid.uuid4().hex, "live": uuid.uuid4().hex}
-    with asgi_server(workers=1, env={"LOG_LEVEL": "INFO"}) as server:
+    with WebServer(workers=1, LOG_LEVEL="INFO") as server:
         ordinary = httpx.get(
             f"{server.url}/api/v1/me/",
             headers={**_auth(token), "X-Request-ID": ids["ordinary"]},

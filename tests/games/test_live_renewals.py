@@ -6,8 +6,8 @@ import pytest
 from accounts.models import ApiToken
 from accounts.services import token_create, token_revoke
 from games.models import Match
-from tests.factories import UserFactory
-from tests.games.helpers import MATCHES, create_and_fill, seated_players
+from tests.factories import ActiveMatchFactory, UserFactory
+from tests.games.helpers import MATCHES, seated_players
 
 pytestmark = pytest.mark.django_db
 
@@ -16,7 +16,7 @@ def test_a_renewal_reads_only_the_events_and_a_revoked_token_is_refused(
     client, django_assert_num_queries
 ):
     players = seated_players(2)
-    match_id = create_and_fill(players, ruleset="classic")
+    match_id = ActiveMatchFactory(players=[user for user, _ in players], ruleset="classic").pk
     seq = Match.objects.get(pk=match_id).event_seq
     token, raw = token_create(user=players[0][0])
     url = f"{MATCHES}{match_id}/events/?after={seq}&wait=0"
@@ -48,7 +48,7 @@ def test_a_deleted_token_is_refused_by_a_renewal(client, deleted):
     """Deleted outside the services (the admin's delete, a user's cascade), a token is
     refused by a renewal at once, as by every other endpoint."""
     players = seated_players(2)
-    match_id = create_and_fill(players, ruleset="classic")
+    match_id = ActiveMatchFactory(players=[user for user, _ in players], ruleset="classic").pk
     seq = Match.objects.get(pk=match_id).event_seq
     user = UserFactory()  # no wallet: a user the ledger protects cannot be deleted
     token, raw = token_create(user=user)

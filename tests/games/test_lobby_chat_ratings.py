@@ -7,8 +7,8 @@ from django.utils import timezone
 from accounts.models import User
 from games.models import ChatMessage, Match
 from tests.conftest import client_for
-from tests.factories import PlayerFactory
-from tests.games.helpers import MATCHES, create_and_fill, play_to_the_end, seated_players
+from tests.factories import ActiveMatchFactory, PlayerFactory
+from tests.games.helpers import MATCHES, play_to_the_end, seated_players
 
 pytestmark = pytest.mark.django_db
 
@@ -33,7 +33,9 @@ def test_lobby_filters_and_private_matches():
         {"ruleset": "classic", "max_players": 3, "turn_seconds": 60, "private": True},
         format="json",
     ).json()["id"]
-    active_id = create_and_fill(seated_players(2), ruleset="wild_ones")
+    active_id = ActiveMatchFactory(
+        players=[user for user, _ in seated_players(2)], ruleset="wild_ones"
+    ).pk
     assert _ids(b.get(MATCHES + "?status=open")) == [open_id]
     assert _ids(a.get(MATCHES + "?status=open")) == [private_id, open_id]
     assert _ids(b.get(MATCHES + "?status=active")) == [active_id]
@@ -75,7 +77,7 @@ def test_a_creator_who_leaves_hands_the_lobby_to_the_next_player_clockwise():
 
 def test_chat_for_players_read_only_for_spectators_hidden_messages_vanish():
     players = seated_players(2)
-    match_id = create_and_fill(players, ruleset="classic")
+    match_id = ActiveMatchFactory(players=[user for user, _ in players], ruleset="classic").pk
     a = players[0][1]
     spectator = client_for(PlayerFactory())
     url = f"{MATCHES}{match_id}/messages/"
@@ -97,7 +99,7 @@ def test_chat_is_throttled():
     from django.conf import settings
 
     players = seated_players(2)
-    match_id = create_and_fill(players, ruleset="classic")
+    match_id = ActiveMatchFactory(players=[user for user, _ in players], ruleset="classic").pk
     url = f"{MATCHES}{match_id}/messages/"
     rates = {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "chat": "2/min"}
     with override_settings(
@@ -112,7 +114,9 @@ def test_chat_is_throttled():
 
 def test_ratings_stats_and_leaderboards_after_a_match():
     players = seated_players(3)
-    match_id = create_and_fill(players, ruleset="milton_bradley", buy_in=100, ante=2)
+    match_id = ActiveMatchFactory(
+        players=[user for user, _ in players], ruleset="milton_bradley", buy_in=100, ante=2
+    ).pk
     final = play_to_the_end(match_id, players, random.Random(2))
     winner_seat = final["winner_seats"][0]
     winner_id = next(s["player"]["id"] for s in final["seats"] if s["seat"] == winner_seat)
@@ -133,7 +137,9 @@ def test_ratings_stats_and_leaderboards_after_a_match():
 
 def test_rounds_history_has_every_finished_round_in_full():
     players = seated_players(2)
-    match_id = create_and_fill(players, ruleset="classic", buy_in=10, ante=1)
+    match_id = ActiveMatchFactory(
+        players=[user for user, _ in players], ruleset="classic", buy_in=10, ante=1
+    ).pk
     final = play_to_the_end(match_id, players, random.Random(4))
     body = players[0][1].get(f"{MATCHES}{match_id}/rounds/").json()
     assert body["current"] is None

@@ -11,8 +11,9 @@ from games.models import Match, MatchEvent
 from ledger.selectors import wallet_balance
 from moderation.services import match_abort
 from tests.conftest import client_for
+from tests.factories import ActiveMatchFactory, people_at
 from tests.games.helpers import MATCHES, seated_players
-from tests.moderation.conftest import make_moderator, running_match
+from tests.moderation.conftest import make_moderator
 
 pytestmark = pytest.mark.django_db
 
@@ -202,7 +203,8 @@ def test_a_bot_seated_at_two_tables_is_topped_up_for_the_second():
 
 
 def test_an_aborted_match_shows_no_live_round():
-    match, players = running_match(n=3)
+    match = ActiveMatchFactory(ruleset="milton_bradley", players=3, buy_in=50, ante=1)
+    players = people_at(match)
     client = client_for(players[0])
     live = _get(client, match.pk)
     assert live["round"] is not None
@@ -223,7 +225,8 @@ def test_an_aborted_match_shows_no_live_round():
 
 
 def test_a_forfeiting_player_is_shown_as_left():
-    match, players = running_match(n=3, buy_in=0, ante=0, ruleset="classic")
+    match = ActiveMatchFactory(ruleset="classic", players=3)
+    players = people_at(match)
     Match.objects.filter(pk=match.pk).update(on_timeout=Match.TimeoutPolicy.FORFEIT)
     seat = match.turn_seat
     Match.objects.filter(pk=match.pk).update(turn_deadline=timezone.now() - timedelta(seconds=1))

@@ -14,17 +14,13 @@ from games import services
 from games.models import Match, MatchEvent, Seat
 from games.services.bot_players import server_bot
 from games.services.turns import SWEEP_HEARTBEAT
-from tests.factories import PlayerFactory
+from tests.factories import ActiveMatchFactory
 
 pytestmark = pytest.mark.django_db
 
 
 def _forfeit_match() -> Match:
-    alice, bob = PlayerFactory(), PlayerFactory()
-    match = services.match_create(
-        user=alice, ruleset="classic", max_players=2, turn_seconds=60, on_timeout="forfeit"
-    ).match
-    return services.match_join(match_id=match.pk, user=bob).match
+    return ActiveMatchFactory(on_timeout="forfeit")
 
 
 def _set_deadline(match: Match, deadline) -> None:

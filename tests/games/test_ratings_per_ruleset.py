@@ -7,8 +7,8 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from accounts.models import Rating, User
-from tests.factories import UserFactory
-from tests.games.helpers import MATCHES, create_and_fill, seated_players
+from tests.factories import ActiveMatchFactory, UserFactory
+from tests.games.helpers import MATCHES, seated_players
 from tests.problems import assert_problem
 
 pytestmark = pytest.mark.django_db
@@ -21,10 +21,10 @@ def _resign(client, match_id) -> None:
 def test_each_preset_keeps_its_own_rating(api_client):
     players = seated_players(3)
     (alice, a), (bob, b), (carol, _) = players
-    classic = create_and_fill(players, ruleset="classic")
+    classic = ActiveMatchFactory(players=[user for user, _ in players], ruleset="classic").pk
     _resign(a, classic)
     _resign(b, classic)  # carol wins, then bob, alice last
-    poker = create_and_fill(players[:2], ruleset="poker_dice")
+    poker = ActiveMatchFactory(players=[user for user, _ in players[:2]], ruleset="poker_dice").pk
     _resign(b, poker)  # alice wins
 
     profile = api_client.get(f"/api/v1/players/{alice.username}/").json()

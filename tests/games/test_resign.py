@@ -8,7 +8,8 @@ from django.core.management import call_command
 
 from games.models import Match, Seat
 from ledger.selectors import wallet_balance
-from tests.games.helpers import MATCHES, create_and_fill, seated_players
+from tests.factories import ActiveMatchFactory
+from tests.games.helpers import MATCHES, seated_players
 from tests.problems import assert_problem
 
 pytestmark = pytest.mark.django_db
@@ -31,7 +32,9 @@ def _ledger_ok() -> None:
 def test_resigning_off_turn_voids_the_round_and_play_goes_on_then_ends():
     players = seated_players(3)
     before = _wallets(players)
-    match_id = create_and_fill(players, ruleset="classic", buy_in=50, ante=2)
+    match_id = ActiveMatchFactory(
+        players=[user for user, _ in players], ruleset="classic", buy_in=50, ante=2
+    ).pk
     view = players[0][1].get(f"{MATCHES}{match_id}/").json()
     off_turn = next(i for i in range(3) if i != view["round"]["turn_seat"])
     response = _resign(players[off_turn][1], match_id)
@@ -57,7 +60,9 @@ def test_resigning_off_turn_voids_the_round_and_play_goes_on_then_ends():
 def test_resigning_poker_dice_ends_the_match_with_the_resigner_losing():
     players = seated_players(3)
     before = _wallets(players)
-    match_id = create_and_fill(players, ruleset="poker_dice", buy_in=30, ante=1)
+    match_id = ActiveMatchFactory(
+        players=[user for user, _ in players], ruleset="poker_dice", buy_in=30, ante=1
+    ).pk
     body = _resign(players[1][1], match_id).json()
     assert body["status"] == "finished" and body["winner_seats"] == [0, 2]
     assert _wallets(players) == before
@@ -66,7 +71,7 @@ def test_resigning_poker_dice_ends_the_match_with_the_resigner_losing():
 
 def test_resign_refusals_change_nothing():
     players = seated_players(2)
-    match_id = create_and_fill(players, ruleset="classic")
+    match_id = ActiveMatchFactory(players=[user for user, _ in players], ruleset="classic").pk
     outsider = seated_players(1)[0][1]
     version = Match.objects.get(pk=match_id).version
     assert_problem(_resign(outsider, match_id), 403, "not_a_player")

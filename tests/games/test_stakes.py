@@ -11,8 +11,8 @@ from ledger.errors import IdempotencyKeyReused, InsufficientChips
 from ledger.models import Account, AccountKind, Transfer, TransferKind
 from ledger.selectors import wallet_balance
 from moderation.services import match_abort
-from tests.factories import UserFactory
-from tests.ledger.conftest import assert_ledger_clean, balance, funded_user, make_match
+from tests.factories import LobbyFactory, UserFactory
+from tests.ledger.conftest import assert_ledger_clean, balance, funded_user
 
 pytestmark = pytest.mark.django_db
 
@@ -26,7 +26,8 @@ def players(db) -> list:
 
 
 def test_a_whole_match_moves_chips_as_rules_1_8_say(players):
-    match, seats = make_match(players, buy_in=50, ante=2)
+    match = LobbyFactory(players=players, buy_in=50, ante=2)
+    seats = list(match.seats.order_by("seat"))
     buy = stakes.buy_ins(seats=seats, amount=50)
     assert buy[0].as_dict() == {
         "from": f"wallet:{players[0].pk}",
@@ -62,7 +63,8 @@ def test_a_whole_match_moves_chips_as_rules_1_8_say(players):
 
 
 def test_a_short_stack_pays_what_it_has_round_pot_first(players):
-    match, seats = make_match(players, buy_in=5, ante=2)
+    match = LobbyFactory(players=players, buy_in=5, ante=2)
+    seats = list(match.seats.order_by("seat"))
     stakes.buy_ins(seats=seats, amount=5)
     stakes.ante_round(match=match, round_number=1, seats=seats, ante=2)
     moves = stakes.ante_round(match=match, round_number=2, seats=seats, ante=2)
@@ -73,7 +75,8 @@ def test_a_short_stack_pays_what_it_has_round_pot_first(players):
 
 
 def test_helpers_are_idempotent_on_retry(players):
-    match, seats = make_match(players, buy_in=10, ante=3)
+    match = LobbyFactory(players=players, buy_in=10, ante=3)
+    seats = list(match.seats.order_by("seat"))
     stakes.buy_ins(seats=seats, amount=10)
     assert all(m.replayed for m in stakes.buy_ins(seats=seats, amount=10))
     first = stakes.ante_round(match=match, round_number=1, seats=seats, ante=3)
@@ -93,7 +96,8 @@ def test_helpers_are_idempotent_on_retry(players):
 
 def test_poker_dice_game_pot_is_shared_and_the_remainder_goes_clockwise_from_the_loser():
     users = [funded_user(100) for _ in range(4)]
-    match, seats = make_match(users, buy_in=20, ante=0)
+    match = LobbyFactory(players=users, buy_in=20, ante=0)
+    seats = list(match.seats.order_by("seat"))
     stakes.buy_ins(seats=seats, amount=20)
     pots = stakes.pots_for(match)
     # Eleven chips into the game pot, from several stacks.
@@ -117,7 +121,7 @@ def test_poker_dice_game_pot_is_shared_and_the_remainder_goes_clockwise_from_the
 
 
 def test_game_pot_shares_wrap_around_the_table(players):
-    _, seats = make_match(players)
+    seats = list(LobbyFactory(players=players).seats.order_by("seat"))
     shares = stakes.game_pot_shares(
         total=9, winner_seats=[seats[1], seats[0]], loser_seat=seats[2], seat_order=seats
     )
@@ -125,7 +129,8 @@ def test_game_pot_shares_wrap_around_the_table(players):
 
 
 def test_match_refund_returns_unsettled_pot_contributions_then_stacks(players):
-    match, seats = make_match(players, buy_in=20, ante=2)
+    match = LobbyFactory(players=players, buy_in=20, ante=2)
+    seats = list(match.seats.order_by("seat"))
     stakes.buy_ins(seats=seats, amount=20)
     stakes.ante_round(match=match, round_number=1, seats=seats, ante=2)
     stakes.round_pot_payout(match=match, round_number=1, seat=seats[0])  # settled
@@ -180,7 +185,8 @@ def test_abort_refunds_and_cash_outs_name_the_moderator(players):
 
 
 def test_buy_in_and_cash_out_record_the_actor_given(players):
-    match, seats = make_match(players, buy_in=5)
+    match = LobbyFactory(players=players, buy_in=5)
+    seats = list(match.seats.order_by("seat"))
     joined = stakes.buy_in(seat=seats[0], amount=5, actor=players[0])
     left = stakes.cash_out(seat=seats[0], actor=players[0])
     assert joined.transfer.actor_id == left.transfer.actor_id == players[0].pk
@@ -194,7 +200,7 @@ def test_buy_in_and_cash_out_record_the_actor_given(players):
 
 
 def test_cash_out_of_an_empty_stack_moves_nothing(players):
-    _, seats = make_match(players, buy_in=5)
+    seats = list(LobbyFactory(players=players, buy_in=5).seats.order_by("seat"))
     assert stakes.cash_out(seat=seats[0]) is None
     stakes.buy_in(seat=seats[0], amount=5)
     assert stakes.cash_out(seat=seats[0]).amount == 5
@@ -204,7 +210,7 @@ def test_cash_out_of_an_empty_stack_moves_nothing(players):
 
 def test_buy_in_without_enough_chips_is_insufficient_chips(players):
     poor = funded_user(10)
-    _, seats = make_match([poor, *players[:1]], buy_in=50)
+    seats = list(LobbyFactory(players=[poor, *players[:1]]).seats.order_by("seat"))
     with pytest.raises(InsufficientChips):
         stakes.buy_ins(seats=seats, amount=50)
     assert not Account.objects.filter(kind=AccountKind.STACK, balance__gt=0).exists()

@@ -13,7 +13,8 @@ from accounts.services import token_create
 from games.models import Match, MatchEvent
 from ledger.selectors import wallet_balance
 from moderation.services import player_ban
-from tests.games.helpers import MATCHES, create_and_fill, seated_players
+from tests.factories import ActiveMatchFactory, PlayerFactory
+from tests.games.helpers import MATCHES, seated_players
 from tests.live_server import StreamReader
 from tests.moderation.conftest import make_moderator
 
@@ -98,12 +99,10 @@ def test_a_player_unseated_at_the_start_sees_nothing_of_the_started_match(live_a
     poor = players[1][0]
     stream = _follow(live_asgi, match_id, _token(poor))
     # The poor player stakes all but 10 chips at another table, which starts at once.
-    other = create_and_fill(
-        [players[1], seated_players(1)[0]],
-        ruleset="classic",
-        buy_in=wallet_balance(user=poor) - 10,
+    other = ActiveMatchFactory(
+        players=[poor, PlayerFactory()], ruleset="classic", buy_in=wallet_balance(user=poor) - 10
     )
-    assert Match.objects.get(pk=other).status == "active"
+    assert other.status == "active"
     started = players[0][1].post(f"{MATCHES}{match_id}/start/", {}, format="json")
     assert started.status_code == 200, started.content
     lost_at = time.monotonic()
@@ -131,7 +130,7 @@ def test_a_ban_closes_the_banned_players_stream_of_a_private_lobby(live_asgi):
 def test_a_revoked_token_closes_its_stream_of_a_public_match(live_asgi):
     """Only the revoked token's stream: the same player's other token follows on."""
     players = seated_players(2)
-    match_id = create_and_fill(players, ruleset="classic")
+    match_id = ActiveMatchFactory(players=[u for u, _ in players], ruleset="classic").pk
     user = players[0][0]
     revoked, kept = _token(user), _token(user)
     stream, other = _follow(live_asgi, match_id, revoked), _follow(live_asgi, match_id, kept)
@@ -198,7 +197,7 @@ def test_a_waiting_long_poll_answers_404_once_its_caller_left_the_private_lobby(
 
 def test_a_waiting_long_poll_answers_401_once_its_token_is_revoked(live_asgi):
     players = seated_players(2)
-    match_id = create_and_fill(players, ruleset="classic")
+    match_id = ActiveMatchFactory(players=[u for u, _ in players], ruleset="classic").pk
     seq = Match.objects.get(pk=match_id).event_seq
     token = _token(players[0][0])
     auth = {"Authorization": f"Bearer {token}"}

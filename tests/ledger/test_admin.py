@@ -6,7 +6,7 @@ from django.urls import reverse
 from games import stakes
 from ledger import services
 from ledger.models import Account, Transfer, TransferKind
-from tests.factories import UserFactory
+from tests.factories import LobbyFactory, UserFactory
 from tests.ledger.conftest import assert_ledger_clean, balance, funded_user
 
 pytestmark = pytest.mark.django_db
@@ -102,8 +102,9 @@ def test_staff_without_permission_cannot_adjust(client, wallet):
     assert Account.objects.count() >= 1
 
 
-def test_only_wallets_and_the_house_are_adjusted(admin_client, players, table):
-    match, seats = table()
+def test_only_wallets_and_the_house_are_adjusted(admin_client, players):
+    match = LobbyFactory(players=players, buy_in=50, ante=1)
+    seats = list(match.seats.order_by("seat"))
     stakes.buy_ins(seats=seats, amount=50)
     stakes.ante_round(match=match, round_number=1, seats=seats, ante=1)
     stack = stakes.stack_for(seats[0])

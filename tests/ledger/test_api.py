@@ -9,7 +9,8 @@ from ledger import services
 from ledger.models import Transfer
 from ledger.selectors import wallet_balance
 from tests.conftest import client_for
-from tests.ledger.conftest import funded_user, make_match
+from tests.factories import LobbyFactory
+from tests.ledger.conftest import funded_user
 from tests.problems import assert_problem
 
 pytestmark = pytest.mark.django_db
@@ -37,7 +38,8 @@ def test_register_then_history_shows_the_signup_grant(api_client):
 
 def test_entries_are_signed_newest_first_with_match_and_round():
     players = [funded_user(200) for _ in range(2)]
-    match, seats = make_match(players, buy_in=50, ante=3)
+    match = LobbyFactory(players=players, buy_in=50, ante=3)
+    seats = list(match.seats.order_by("seat"))
     stakes.buy_ins(seats=seats, amount=50)
     stakes.ante_round(match=match, round_number=1, seats=seats, ante=3)
     stakes.round_pot_payout(match=match, round_number=1, seat=seats[0])

@@ -18,7 +18,8 @@ from ledger import services
 from ledger.errors import IdempotencyKeyReused, InsufficientChips
 from ledger.models import Account, Transfer, TransferKind
 from ledger.selectors import ledger_problems
-from tests.ledger.conftest import funded_user, make_match
+from tests.factories import LobbyFactory
+from tests.ledger.conftest import funded_user
 
 THREADS = 8
 OPS_PER_THREAD = 40
@@ -30,7 +31,9 @@ RACE_KEYS = 6
 def test_concurrent_movements_keep_the_ledger_consistent():
     users = [funded_user(400) for _ in range(6)]
     wallets = [services.wallet_for(u) for u in users]
-    tables = [make_match(users[:4], buy_in=60, ante=2), make_match(users[2:], buy_in=60, ante=2)]
+    matches = [LobbyFactory(players=users[:4], buy_in=60, ante=2)]
+    matches.append(LobbyFactory(players=users[2:], buy_in=60, ante=2))
+    tables = [(match, list(match.seats.order_by("seat"))) for match in matches]
     # Same-key races: every thread tries each of these, with the same payload.
     race_payloads = {
         f"race:{k}": (k % len(wallets), (k + 1) % len(wallets), 5 + k) for k in range(RACE_KEYS)

@@ -7,7 +7,8 @@ from django.db import connection
 from games import stakes
 from games.models import Match
 from ledger import services
-from tests.ledger.conftest import funded_user, make_match
+from tests.factories import ActiveMatchFactory
+from tests.ledger.conftest import funded_user
 
 pytestmark = pytest.mark.django_db
 
@@ -54,9 +55,8 @@ def test_report_names_the_failed_invariants(capsys):
 
 def test_finished_match_with_chips_on_the_table_is_reported(capsys):
     players = [funded_user(100) for _ in range(2)]
-    match, seats = make_match(players, buy_in=20)
-    stakes.buy_ins(seats=seats, amount=20)
-    assert "Ledger OK" in _check()  # an active match may hold chips
+    match = ActiveMatchFactory(players=players, buy_in=20)  # the buy-ins are taken
+    assert "Ledger OK" in _check()  # a match in play holds chips
     Match.objects.filter(pk=match.pk).update(status=Match.Status.FINISHED)
     with pytest.raises(CommandError):
         call_command("ledger_check")

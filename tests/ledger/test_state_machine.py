@@ -16,8 +16,7 @@ from ledger import services
 from ledger.errors import IdempotencyKeyReused, InsufficientChips
 from ledger.models import Account, TransferKind
 from ledger.selectors import ledger_problems
-from tests.factories import UserFactory
-from tests.ledger.conftest import make_match
+from tests.factories import LobbyFactory, UserFactory
 
 PLAYERS = 3
 MATCHES = 2
@@ -71,7 +70,8 @@ class LedgerMachine(RuleBasedStateMachine):
         for i, user in enumerate(self.users):
             self.accounts[("wallet", i)] = services.wallet_for(user)
         for m in range(MATCHES):
-            match, seats = make_match(self.users)
+            match = LobbyFactory(players=self.users)
+            seats = list(match.seats.order_by("seat"))
             self.matches.append(match)
             self.seats.append(seats)
             pots = stakes.pots_for(match)

@@ -22,13 +22,12 @@ from moderation import services as moderation
 from moderation.errors import NothingToDo
 from moderation.models import AuditAction, AuditRecord
 from tests.conftest import client_for
-from tests.factories import PlayerFactory
+from tests.factories import ActiveMatchFactory, PlayerFactory, people_at
 from tests.moderation.conftest import (
     assert_ledger_clean,
     grant,
     make_moderator,
     run_action,
-    running_match,
 )
 
 pytestmark = pytest.mark.django_db
@@ -42,7 +41,8 @@ def _messages(response) -> list[str]:
 
 
 def test_changelist_lookups_on_hidden_fields_are_refused(mod_client):
-    match, players = running_match(buy_in=0, ante=0)
+    match = ActiveMatchFactory(ruleset="milton_bradley")
+    players = people_at(match)
     state = engine.state_from_json(match.state)
     face = engine.held_dice(state)["1"]["cup"][0]
     salt = match.secrets["salts"]["1"]
@@ -91,7 +91,7 @@ def test_changelist_lookups_on_hidden_fields_are_refused(mod_client):
 
 def test_the_suspicion_report_has_no_match_pages(mod_client):
     """It is a proxy of Match: its object pages would show the state and the salts."""
-    match, _ = running_match(buy_in=0, ante=0)
+    match = ActiveMatchFactory(ruleset="milton_bradley")
     base = reverse("admin:moderation_suspicionreport_changelist")
     assert mod_client.get(base).status_code == 200
     for suffix in (f"{match.pk}/change/", f"{match.pk}/history/", f"{match.pk}/"):
@@ -133,7 +133,7 @@ def test_suspicion_report_parameters_are_clamped(mod_client, query, shown):
 
 
 def test_banning_twice_writes_one_record(mod_client):
-    _match, players = running_match()
+    players = people_at(ActiveMatchFactory(ruleset="milton_bradley", buy_in=50, ante=1))
     target = players[0]
     first = run_action(mod_client, "user", "ban_players", [target.pk], reason="cheating")
     assert first.status_code == 302
@@ -165,7 +165,8 @@ def test_a_ban_waits_for_play_instead_of_deadlocking():
     """Play holds the match and then locks its players (`games.services.play`, at its end); a
     ban of one of them at that moment must wait for the match, not hold the player and
     deadlock."""
-    match, players = running_match()
+    match = ActiveMatchFactory(ruleset="milton_bradley", buy_in=50, ante=1)
+    players = people_at(match)
     moderator = make_moderator(username="mod")
     target = players[0]
     match_locked, errors = threading.Event(), []
@@ -196,7 +197,7 @@ def test_a_ban_waits_for_play_instead_of_deadlocking():
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_two_bans_at_once_write_one_record():
-    _match, players = running_match()
+    players = people_at(ActiveMatchFactory(ruleset="milton_bradley", buy_in=50, ante=1))
     moderators = [make_moderator(username=f"mod{i}") for i in range(2)]
     barrier, errors = threading.Barrier(2), []
     outcomes: list[str] = []
@@ -320,7 +321,8 @@ def test_superusers_cannot_edit_moderated_fields_on_the_user_form(client):
 def test_abort_refunds_after_an_old_pot_adjustment(mod_client, moderator):
     """A pot adjusted by hand (before the admin refused it) no longer matches its antes:
     the abort still refunds, never more than the pot holds, and the ledger stays sound."""
-    match, players = running_match(buy_in=50, ante=2)
+    match = ActiveMatchFactory(ruleset="milton_bradley", buy_in=50, ante=2)
+    players = people_at(match)
     pot = stakes.pots_for(match).round
     ledger.adjustment(account=pot, amount=-1, reason="old fix", actor=moderator)
 
@@ -332,7 +334,8 @@ def test_abort_refunds_after_an_old_pot_adjustment(mod_client, moderator):
 
 
 def test_abort_after_a_voided_round_refunds_exactly_the_unsettled_antes(mod_client):
-    match, players = running_match(buy_in=50, ante=2, n=3)
+    match = ActiveMatchFactory(ruleset="milton_bradley", players=3, buy_in=50, ante=2)
+    players = people_at(match)
     leaver = Seat.objects.get(match=match, seat=match.turn_seat).player
     # A forfeit is the server's (the timeout policy, a ban), never an action a player sends.
     Match.objects.filter(pk=match.pk).update(on_timeout=Match.TimeoutPolicy.FORFEIT)
@@ -357,7 +360,8 @@ def test_abort_after_a_voided_round_refunds_exactly_the_unsettled_antes(mod_clie
 
 @pytest.mark.parametrize("ruleset", ["milton_bradley", "poker_dice"])
 def test_abort_reveals_the_round_in_play(mod_client, moderator, ruleset):
-    match, players = running_match(buy_in=50, ante=2, ruleset=ruleset, n=3)
+    match = ActiveMatchFactory(ruleset=ruleset, players=3, buy_in=50, ante=2)
+    players = people_at(match)
     state = engine.state_from_json(match.state)
     number = state.round.number
     committed = dict(match.secrets["commitments"])

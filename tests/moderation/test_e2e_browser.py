@@ -13,8 +13,13 @@ from ledger.selectors import ledger_problems, wallet_balance
 from moderation.models import AuditAction, AuditRecord
 from moderation.permissions import ensure_moderators_group
 from tests.browser import start_chromium
-from tests.factories import DEFAULT_PASSWORD, UserFactory
-from tests.moderation.conftest import running_match
+from tests.factories import (
+    DEFAULT_PASSWORD,
+    ActiveMatchFactory,
+    FinishedMatchFactory,
+    UserFactory,
+    people_at,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -37,23 +42,24 @@ def wait_for_text(browser, text: str, seconds: float = 15) -> None:
     WebDriverWait(browser, seconds).until(lambda driver: text in driver.page_source)
 
 
-def test_moderator_aborts_a_match_and_sees_the_refund(live_server, browser):
+def test_moderator_aborts_a_match_and_sees_the_refund(live_asgi, browser):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
     moderator = UserFactory(username="modesty", is_staff=True)
     moderator.groups.add(ensure_moderators_group(Group, Permission))
-    match, players = running_match(buy_in=50, ante=1)
+    match = ActiveMatchFactory(ruleset="milton_bradley", buy_in=50, ante=1)
+    players = people_at(match)
     target = players[1]
     assert wallet_balance(user=target) == 950
 
-    browser.get(live_server.url + reverse("admin:login"))
+    browser.get(live_asgi.url + reverse("admin:login"))
     browser.find_element(By.NAME, "username").send_keys("modesty")
     browser.find_element(By.NAME, "password").send_keys(DEFAULT_PASSWORD)
     browser.find_element(By.CSS_SELECTOR, "input[type=submit]").click()
     wait_for_text(browser, "Site administration")
 
-    browser.get(live_server.url + reverse("admin:games_match_changelist"))
+    browser.get(live_asgi.url + reverse("admin:games_match_changelist"))
     search = browser.find_element(By.ID, "searchbar")
     search.send_keys(target.username)
     search.submit()
@@ -68,7 +74,7 @@ def test_moderator_aborts_a_match_and_sees_the_refund(live_server, browser):
     browser.find_element(By.ID, "reason-action-submit").click()
     wait_for_text(browser, "Aborted, chips refunded: 1 of 1.")
 
-    browser.get(live_server.url + reverse("admin:games_match_change", args=[match.pk]))
+    browser.get(live_asgi.url + reverse("admin:games_match_change", args=[match.pk]))
     browser.find_element(By.CSS_SELECTOR, "#match-transfers summary").click()  # folded
     transfers = browser.find_element(By.ID, "match-transfers").text
     assert "refund" in transfers and "cash_out" in transfers
@@ -93,7 +99,7 @@ def _full_page_screenshot(browser, path) -> int:
     return height
 
 
-def test_moderator_reads_a_played_match_and_a_player_page(live_server, browser, tmp_path):
+def test_moderator_reads_a_played_match_and_a_player_page(live_asgi, browser, tmp_path):
     """Screenshots of both pages land in $E2E_SCREENSHOTS (else the test's tmp folder) to
     be looked at; the assertions check what a moderator must find on them."""
     import os
@@ -101,22 +107,20 @@ def test_moderator_reads_a_played_match_and_a_player_page(live_server, browser, 
 
     from selenium.webdriver.common.by import By
 
-    from tests.moderation.conftest import played_match
-
     shots = Path(os.environ.get("E2E_SCREENSHOTS") or tmp_path)
     shots.mkdir(parents=True, exist_ok=True)
     moderator = UserFactory(username="reader", is_staff=True)
     moderator.groups.add(ensure_moderators_group(Group, Permission))
-    match_id, humans = played_match(humans=2, bots=("expert",), buy_in=20, ante=1, seed=3)
-    match = Match.objects.get(pk=match_id)
+    match = FinishedMatchFactory(players=2, bots=["expert"], buy_in=20, ante=1, seed=3)
+    match_id, humans = match.pk, people_at(match)
 
-    browser.get(live_server.url + reverse("admin:login"))
+    browser.get(live_asgi.url + reverse("admin:login"))
     browser.find_element(By.NAME, "username").send_keys("reader")
     browser.find_element(By.NAME, "password").send_keys(DEFAULT_PASSWORD)
     browser.find_element(By.CSS_SELECTOR, "input[type=submit]").click()
     wait_for_text(browser, "Site administration")
 
-    browser.get(live_server.url + reverse("admin:games_match_change", args=[match_id]))
+    browser.get(live_asgi.url + reverse("admin:games_match_change", args=[match_id]))
     wait_for_text(browser, "Won by")
     result = browser.find_element(By.ID, "match-result")
     rounds = browser.find_elements(By.CSS_SELECTOR, "#match-rounds tr.round")
@@ -128,7 +132,7 @@ def test_moderator_reads_a_played_match_and_a_player_page(live_server, browser, 
     height = _full_page_screenshot(browser, shots / "match_page.png")
     print(f"match page: {len(rounds)} rounds, {height} px tall")
 
-    browser.get(live_server.url + reverse("admin:accounts_user_change", args=[humans[0].pk]))
+    browser.get(live_asgi.url + reverse("admin:accounts_user_change", args=[humans[0].pk]))
     wait_for_text(browser, 'id="recent-transfers"')
     table = browser.find_element(By.ID, "recent-transfers")
     rows = [r.text for r in table.find_elements(By.CSS_SELECTOR, "tr")[1:]]

@@ -14,9 +14,13 @@ from moderation.errors import AuditImmutable
 from moderation.models import AuditAction, AuditRecord
 from moderation.selectors import suspicion_report
 from moderation.services import audit_record
-from tests.factories import PlayerFactory
-from tests.ledger.conftest import make_match
-from tests.moderation.conftest import assert_ledger_clean, grant, running_match
+from tests.factories import (
+    ActiveMatchFactory,
+    FinishedMatchFactory,
+    LobbyFactory,
+    PlayerFactory,
+)
+from tests.moderation.conftest import assert_ledger_clean, grant
 
 pytestmark = pytest.mark.django_db
 
@@ -52,7 +56,7 @@ def test_adjust_chips_is_audited_and_history_stays_read_only(mod_client, moderat
 
 
 def test_hidden_dice_need_the_permission_and_each_view_is_audited(mod_client, moderator):
-    match, _ = running_match(buy_in=0, ante=0)
+    match = ActiveMatchFactory(ruleset="milton_bradley")
     url = reverse("admin:games_match_hidden_dice", args=[match.pk])
     assert mod_client.get(url).status_code == 403
     detail = mod_client.get(reverse("admin:games_match_change", args=[match.pk])).content
@@ -111,8 +115,12 @@ def test_audit_records_cannot_be_edited_or_deleted(mod_client, moderator):
 
 
 def _finished_match(winner, loser, *, rounds_without_challenge: int = 0):
-    """A finished heads-up match in which `loser` lost 20 chips to `winner`."""
-    match, seats = make_match([loser, winner], buy_in=50, ante=10, status="open")
+    """A finished heads-up match in which `loser` lost 20 chips to `winner`. Its history
+    is written by hand on a real lobby (chips through games.stakes, then the round
+    records and the status): play cannot choose who wins a round, nor end rounds between
+    two players without a challenge, and the report reads no more than these."""
+    match = LobbyFactory(players=[loser, winner], buy_in=50, ante=10)
+    seats = list(match.seats.order_by("seat"))
     stakes.buy_ins(seats=seats, amount=50)
     stakes.ante_round(match=match, round_number=1, seats=seats, ante=10)
     stakes.round_pot_payout(match=match, round_number=1, seat=seats[1])
@@ -162,13 +170,9 @@ def test_suspicion_report_sees_win_farming_at_zero_stake(mod_client):
     keeps losing to the same partner shows up all the same."""
     farmer, farmed, rival = PlayerFactory(), PlayerFactory(), PlayerFactory()
     for _ in range(4):
-        match, _seats = make_match([farmer, farmed], buy_in=0, ante=0, status="finished")
-        Match.objects.filter(pk=match.pk).update(finished_at=timezone.now(), winner_seats=[1])
-    for winner_seat in (0, 1, 0):  # an honest rivalry: wins both ways
-        match, _seats = make_match([farmer, rival], buy_in=0, ante=0, status="finished")
-        Match.objects.filter(pk=match.pk).update(
-            finished_at=timezone.now(), winner_seats=[winner_seat]
-        )
+        FinishedMatchFactory(players=[farmer, farmed], resigned=[farmer])
+    for loser in (rival, farmer, rival):  # an honest rivalry: wins both ways
+        FinishedMatchFactory(players=[farmer, rival], resigned=[loser])
 
     report = suspicion_report()
     assert report.matches == 7

@@ -11,7 +11,8 @@ from games.models import Match, MatchEvent, Seat
 from ledger.models import Account, AccountKind, Transfer, TransferKind
 from ledger.selectors import wallet_balance
 from moderation.models import AuditAction, AuditRecord
-from tests.moderation.conftest import assert_ledger_clean, run_action, running_match
+from tests.factories import ActiveMatchFactory, people_at
+from tests.moderation.conftest import assert_ledger_clean, run_action
 
 pytestmark = pytest.mark.django_db
 
@@ -49,7 +50,7 @@ def _unsettled(seat: Seat) -> int:
 
 
 def test_abort_refunds_exactly_as_rules_1_8_say(mod_client, moderator):
-    match, _players = running_match(buy_in=50, ante=2, n=3)
+    match = ActiveMatchFactory(ruleset="milton_bradley", players=3, buy_in=50, ante=2)
     _play_one_round(match)
     seats = list(Seat.objects.filter(match=match).select_related("player"))
     before = {
@@ -82,7 +83,8 @@ def test_abort_refunds_exactly_as_rules_1_8_say(mod_client, moderator):
 
 
 def test_abort_at_the_start_gives_every_chip_back(mod_client):
-    match, players = running_match(buy_in=50, ante=1)
+    match = ActiveMatchFactory(ruleset="milton_bradley", buy_in=50, ante=1)
+    players = people_at(match)
     run_action(mod_client, "match", "abort_matches", [match.pk], reason="test")
     assert [wallet_balance(user=p) for p in players] == [1000, 1000]
     assert (
@@ -95,7 +97,7 @@ def test_abort_at_the_start_gives_every_chip_back(mod_client):
 
 
 def test_abort_needs_a_reason_and_an_open_or_active_match(mod_client):
-    match, _ = running_match()
+    match = ActiveMatchFactory(ruleset="milton_bradley", buy_in=50, ante=1)
     response = run_action(mod_client, "match", "abort_matches", [match.pk], reason="   ")
     assert response.status_code == 200 and b"required" in response.content
     match.refresh_from_db()
@@ -110,7 +112,8 @@ def test_abort_needs_a_reason_and_an_open_or_active_match(mod_client):
 
 
 def test_force_timeout_applies_the_policy_now(mod_client, moderator):
-    match, players = running_match()
+    match = ActiveMatchFactory(ruleset="milton_bradley", buy_in=50, ante=1)
+    players = people_at(match)
     seat_number, version = match.turn_seat, match.version
     response = run_action(
         mod_client, "match", "force_turn_timeouts", [match.pk], reason="player disconnected"
@@ -129,7 +132,7 @@ def test_force_timeout_applies_the_policy_now(mod_client, moderator):
 
 
 def test_force_timeout_refused_on_a_finished_match(mod_client):
-    match, _ = running_match()
+    match = ActiveMatchFactory(ruleset="milton_bradley", buy_in=50, ante=1)
     run_action(mod_client, "match", "abort_matches", [match.pk], reason="x")
     response = run_action(mod_client, "match", "force_turn_timeouts", [match.pk], reason="y")
     assert response.status_code == 302
@@ -138,7 +141,8 @@ def test_force_timeout_refused_on_a_finished_match(mod_client):
 
 def test_list_filters_search_and_detail_page(mod_client):
     # One die lost per challenge: the round played below can never end the match.
-    match, players = running_match(options={"loss": "one"})
+    match = ActiveMatchFactory(ruleset="milton_bradley", buy_in=50, ante=1, options={"loss": "one"})
+    players = people_at(match)
     _play_one_round(match)
     games.message_post(match_id=match.pk, user=players[0], text="nice bid")
     friendly = games.match_create(

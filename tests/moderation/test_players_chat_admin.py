@@ -15,12 +15,11 @@ from ledger import services as ledger
 from ledger.models import Account, AccountKind, TransferKind
 from moderation.models import AuditAction, AuditRecord
 from tests.conftest import client_for
-from tests.factories import PlayerFactory
+from tests.factories import ActiveMatchFactory, PlayerFactory, people_at
 from tests.moderation.conftest import (
     assert_ledger_clean,
     make_moderator,
     run_action,
-    running_match,
 )
 
 pytestmark = pytest.mark.django_db
@@ -28,7 +27,8 @@ MATCHES = "/api/v1/matches/"
 
 
 def test_ban_stops_tokens_leaves_lobbies_and_hands_turns_to_the_policy(mod_client, moderator):
-    match, players = running_match(buy_in=50, ante=1)
+    match = ActiveMatchFactory(ruleset="milton_bradley", buy_in=50, ante=1)
+    players = people_at(match)
     banned = players[match.turn_seat]
     api = client_for(banned)
     assert api.get("/api/v1/me/").status_code == 200
@@ -69,7 +69,8 @@ def test_ban_stops_tokens_leaves_lobbies_and_hands_turns_to_the_policy(mod_clien
 
 
 def test_a_banned_players_later_turns_are_due_at_once():
-    match, players = running_match()
+    match = ActiveMatchFactory(ruleset="milton_bradley", buy_in=50, ante=1)
+    players = people_at(match)
     other = next(p for i, p in enumerate(players) if i != match.turn_seat)
     User.objects.filter(pk=other.pk).update(is_active=False)
     seat = Seat.objects.select_related("player").get(match=match, player=other)
@@ -101,7 +102,8 @@ def test_superusers_manage_staff(client):
 
 
 def test_mute_and_unmute(mod_client, moderator):
-    match, players = running_match(buy_in=0, ante=0)
+    match = ActiveMatchFactory(ruleset="milton_bradley")
+    players = people_at(match)
     loud = players[0]
     api = client_for(loud)
     url = f"{MATCHES}{match.pk}/messages/"
@@ -119,7 +121,7 @@ def test_mute_and_unmute(mod_client, moderator):
 
 
 def test_player_page_shows_stats_balance_and_recent_transfers(mod_client):
-    _match, players = running_match(buy_in=50, ante=1)
+    players = people_at(ActiveMatchFactory(ruleset="milton_bradley", buy_in=50, ante=1))
     page = mod_client.get(reverse("admin:accounts_user_change", args=[players[0].pk]))
     assert page.status_code == 200
     html = page.content.decode()
@@ -142,7 +144,8 @@ def _recent_transfer_rows(html: str) -> list[tuple[str, int, int]]:
 def test_player_page_signs_each_transfer_as_the_api_does(mod_client):
     """Signup grant, buy-in, then cash-outs after winning and after losing: the wallet's
     side of each, whatever account of the user (wallet or a seat's stack) comes first."""
-    won, players = running_match(buy_in=20, ante=0)
+    won = ActiveMatchFactory(ruleset="milton_bradley", buy_in=20)
+    players = people_at(won)
     stack = {
         s.player_id: Account.objects.get(kind=AccountKind.STACK, ref=stakes.seat_ref(s.pk))
         for s in won.seats.all()
@@ -171,7 +174,8 @@ def test_player_page_signs_each_transfer_as_the_api_does(mod_client):
 
 
 def test_hide_message_removes_it_from_the_api(mod_client, moderator):
-    match, players = running_match(buy_in=0, ante=0)
+    match = ActiveMatchFactory(ruleset="milton_bradley")
+    players = people_at(match)
     api = client_for(players[1])
     url = f"{MATCHES}{match.pk}/messages/"
     api.post(url, {"text": "gl hf"}, format="json")

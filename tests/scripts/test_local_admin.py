@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth import authenticate
 
 from scripts import stack
-from tests.celery.conftest import database_url_for_subprocesses
+from tests.servers import database_url
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -33,7 +33,7 @@ def test_local_admin_gets_any_generated_password(kind):
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.test",
-        "DATABASE_URL": database_url_for_subprocesses(),
+        "DATABASE_URL": database_url(),
     }
     stack.ensure_local_admin(env, password)
     stack.ensure_local_admin(env, password)  # every later `make run` does it again
