@@ -36,8 +36,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.errors import IdempotencyKeyInUse, IdempotencyKeyReused, InvalidIdempotencyKey
+from core.inputs import UNSTORABLE_CHARACTERS
 from core.models import IdempotencyRecord
-from core.parsers import UNSTORABLE_CHARACTERS
 from core.prebuilt import table
 
 logger = logging.getLogger(__name__)

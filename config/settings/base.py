@@ -172,7 +172,7 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.authentication.BearerTokenAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["core.parsers.SafeJSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["core.inputs.SafeJSONParser"],
     "DEFAULT_THROTTLE_CLASSES": [
         "accounts.throttles.PerUserThrottle",
         "accounts.throttles.PerIpAnonThrottle",

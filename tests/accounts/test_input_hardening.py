@@ -16,7 +16,7 @@ from accounts import services
 from accounts.models import ApiToken, User
 from accounts.throttles import RegisterUsernameThrottle, login_attempts_key
 from core.errors import InvalidInput
-from core.parsers import SafeJSONParser
+from core.inputs import SafeJSONParser
 from ledger.models import Account, Transfer
 from tests.factories import DEFAULT_PASSWORD, UserFactory
 
