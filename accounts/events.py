@@ -8,7 +8,7 @@ commit through `core.notifications`.
 
 import json
 from collections.abc import Iterable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -33,22 +33,26 @@ _APPEND = f"""
         RETURNING user_id, last_seq
     )
     INSERT INTO {AccountEvent._meta.db_table} (user_id, seq, type, data, created_at)
-    SELECT user_id, last_seq, %s, %s, now() FROM next
+    SELECT user_id, last_seq, %s, %s, %s FROM next
     RETURNING pg_notify(%s, user_id::text)
 """
 
 
 def account_events_append(
-    entries: Iterable[tuple[int, str, dict[str, Any]]], writes: Writes | None = None
+    entries: Iterable[tuple[int, str, dict[str, Any]]],
+    writes: Writes | None = None,
+    *,
+    created_at: datetime,
 ) -> None:
-    """Appends (user_id, type, data) events in the caller's transaction, at once or, with
-    `writes`, with the caller's other writes. Each user's counter row stays locked until
+    """Appends (user_id, type, data) events made at `created_at` (the time the webhooks'
+    bodies carry too) in the caller's transaction, at once or, with `writes`, with the
+    caller's other writes. Each user's counter row stays locked until
     the commit, so one user's events commit in `seq` order (a stream never skips an id
     that commits later). Users are taken in ascending id: two transactions never wait on
     each other in a cycle."""
     queue = Writes() if writes is None else writes
     for user_id, kind, data in sorted(entries, key=lambda e: e[0]):
-        queue.add(Statement(_APPEND, [user_id, kind, json.dumps(data), CHANNEL]))
+        queue.add(Statement(_APPEND, [user_id, kind, json.dumps(data), created_at, CHANNEL]))
     if writes is None:
         queue.run()
 

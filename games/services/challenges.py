@@ -179,7 +179,8 @@ def challenge_decline(*, challenge_id: int, user: User) -> Challenge:
     invite.response = ChallengeInvite.Response.DECLINED
     invite.responded_at = timezone.now()
     invite.save(update_fields=["response", "responded_at"])
-    return _close(challenge, Challenge.Status.DECLINED, by=user)
+    publish(notices=_close(challenge, Challenge.Status.DECLINED, by=user))
+    return challenge
 
 
 @transaction.atomic
@@ -188,7 +189,8 @@ def challenge_cancel(*, challenge_id: int, user: User) -> Challenge:
     if challenge.challenger_id != user.pk:
         raise NotChallenger("Only the challenger cancels a challenge.")
     _check_pending(challenge)
-    return _close(challenge, Challenge.Status.CANCELLED, by=user)
+    publish(notices=_close(challenge, Challenge.Status.CANCELLED, by=user))
+    return challenge
 
 
 # The account event telling the others that a challenge closed, by how it closed.
@@ -199,20 +201,20 @@ _CLOSED = {
 }
 
 
-def _close(challenge: Challenge, status: str, *, by: User | None) -> Challenge:
+def _close(challenge: Challenge, status: str, *, by: User | None) -> list[Notice]:
+    """Closes the locked `challenge`; returns the notices telling everyone but `by`."""
     challenge.status = status
     challenge.save(update_fields=["status"])
     others = [challenge.challenger_id, *challenge.invites.values_list("player_id", flat=True)]
     closed = _CLOSED[status](challenge_id=challenge.pk)
-    publish(notices=[Notice(pk, closed) for pk in others if by is None or pk != by.pk])
-    return challenge
+    return [Notice(pk, closed) for pk in others if by is None or pk != by.pk]
 
 
 def challenges_expire(*, now: datetime | None = None, limit: int = 200) -> int:
     """Marks pending challenges past their time expired (SKIP LOCKED: a challenge being
     answered right now is left to its answer). Returns how many expired."""
     now = now or timezone.now()
-    done = 0
+    notices: list[Notice] = []
     with transaction.atomic():
         due = challenges_lock(
             Challenge.objects.select_related("challenger")
@@ -221,6 +223,8 @@ def challenges_expire(*, now: datetime | None = None, limit: int = 200) -> int:
             skip_locked=True,
         )[:limit]
         for challenge in due:
-            _close(challenge, Challenge.Status.EXPIRED, by=None)
-            done += 1
-    return done
+            notices += _close(challenge, Challenge.Status.EXPIRED, by=None)
+        # Published once, so the players' event counters are locked in one ascending
+        # order for the whole sweep (per challenge, two sweeps' orders could cross).
+        publish(notices=notices)
+    return len(due)

@@ -99,8 +99,9 @@ def _numbered(match: Match, events: Sequence[dict[str, Any]]) -> list[MatchEvent
 def _notify(notices: Sequence[Notice], queue: Writes) -> None:
     """Each notice on both channels with the same payload: the account event (its
     stream adds `id`, `type` and `created_at`) and a webhook delivery per active webhook
-    (the body adds `event` and `created_at`), sent after the commit."""
-    sent_at = timestamp(timezone.now())
+    (the body adds `event` and `created_at`, the same instant), sent after the commit."""
+    now = timezone.now()
+    sent_at = timestamp(now)
     entries, bodies = [], []
     for notice in notices:
         kind = notice.payload.type
@@ -112,7 +113,7 @@ def _notify(notices: Sequence[Notice], queue: Writes) -> None:
             bodies.append((notice.user_id, {"event": kind, "created_at": sent_at, **data}))
     if bodies:
         deliveries_record(bodies)
-    account_events_append(entries, queue)
+    account_events_append(entries, queue, created_at=now)
 
 
 # --- follow-ups, after the commit ----------------------------------------------------

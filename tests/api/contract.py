@@ -22,11 +22,12 @@ def _close_objects(node: Any) -> None:
             _close_objects(value)
 
 
-def _timestamps(node: Any) -> list[str]:
+def timestamps(node: Any) -> list[str]:
+    """Every string in `node` that starts like an RFC 3339 timestamp."""
     if isinstance(node, dict):
-        return [t for v in node.values() for t in _timestamps(v)]
+        return [t for v in node.values() for t in timestamps(v)]
     if isinstance(node, list):
-        return [t for v in node for t in _timestamps(v)]
+        return [t for v in node for t in timestamps(v)]
     return [node] if isinstance(node, str) and _TIMESTAMP.match(node) else []
 
 
@@ -78,7 +79,7 @@ class Contract:
         assert not errors, f"{method} {template} {status}: " + "; ".join(
             f"{list(e.absolute_path)}: {e.message[:300]}" for e in errors[:5]
         )
-        late = [t for t in _timestamps(body) if not t.endswith("Z")]
+        late = [t for t in timestamps(body) if not t.endswith("Z")]
         assert not late, f"{method} {template}: timestamps not in UTC `Z` form: {late[:3]}"
         key = f"{method.upper()} {template} {status}"
         self.checked[key] = self.checked.get(key, 0) + 1
