@@ -1,0 +1,45 @@
+"""accounts 0009: account events kept from before every timestamp ended in `Z` are
+rewritten in place, so a replay sends one format."""
+
+import json
+
+import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+
+from accounts.events import account_events_after
+from tests.factories import UserFactory
+
+BEFORE = [("accounts", "0008_webhook_delivery_lease")]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_old_timestamps_end_in_z_after_the_migration():
+    executor = MigrationExecutor(connection)
+    latest = [key for key in executor.loader.graph.leaf_nodes() if key[0] == "accounts"]
+    user = UserFactory()
+    old = {
+        "your_turn": {
+            "match_id": 1,
+            "seat": 0,
+            "version": 3,
+            "turn_deadline": "2026-11-25T17:25:11.359713+00:00",
+        },
+        "challenge_received": {"challenge_id": 2, "expires_at": "2026-11-25T18:00:00+00:00"},
+        "match_started": {"match_id": 1, "seat": 0},
+    }
+    try:
+        MigrationExecutor(connection).migrate(BEFORE)
+        with connection.cursor() as cursor:
+            for seq, (kind, data) in enumerate(old.items(), start=1):
+                cursor.execute(
+                    "INSERT INTO accounts_accountevent (user_id, seq, type, data, created_at)"
+                    " VALUES (%s, %s, %s, %s, now())",
+                    [user.pk, seq, kind, json.dumps(data)],
+                )
+    finally:
+        MigrationExecutor(connection).migrate(latest)
+    events = {e["type"]: e for e in account_events_after(user_id=user.pk, after=0)}
+    assert events["your_turn"]["turn_deadline"] == "2026-11-25T17:25:11.359713Z"
+    assert events["challenge_received"]["expires_at"] == "2026-11-25T18:00:00Z"
+    assert events["match_started"]["match_id"] == 1  # untouched
