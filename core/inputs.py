@@ -194,8 +194,16 @@ class StrictInput(serializers.Serializer):
         unknown = [key for key in data if key not in names]
         if not unknown:
             return {}
-        message = f"Unknown field; the fields are {', '.join(names)}."
+        message = (
+            f"Unknown field; the fields are {', '.join(names)}."
+            if names
+            else "Unknown field; this request takes none (send {} or no body)."
+        )
         return {str(key): [ErrorDetail(message, code="unknown_field")] for key in unknown}
+
+
+class NoInput(StrictInput):
+    """The body of a POST that takes no fields: `{}` or none; any field is unknown."""
 
 
 def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:

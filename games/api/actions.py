@@ -6,7 +6,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.idempotency import IDEMPOTENCY_HEADER, idempotent
-from core.inputs import validated
+from core.inputs import NoInput, validated
 from core.schema import problems
 from games import services
 from games.api.base import MatchApiBase
@@ -75,4 +75,5 @@ class MatchResignApi(MatchApiBase):
     )
     @idempotent
     def post(self, request: Request, match_id: int) -> Response:
+        validated(NoInput, request.data)
         return self.change_response(services.match_resign(match_id=match_id, user=request.user))

@@ -10,7 +10,7 @@ from accounts.serializers import PlayerRef
 from core.errors import Problem
 from core.fields import StrictCharField, StrictIntegerField
 from core.idempotency import IDEMPOTENCY_HEADER, IdempotentView, idempotent
-from core.inputs import StrictInput, validated
+from core.inputs import NoInput, StrictInput, validated
 from core.pagination import CursorQuery, cursor_page
 from core.query import parse_query
 from core.schema import problems
@@ -124,6 +124,7 @@ class _ChallengeAnswerApi(IdempotentView, APIView):
 
     @idempotent
     def post(self, request: Request, challenge_id: int) -> Response:
+        validated(NoInput, request.data)
         return _challenge(self.answer(request, challenge_id))
 
 

@@ -7,7 +7,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.idempotency import IDEMPOTENCY_HEADER, idempotent
-from core.inputs import validated
+from core.inputs import NoInput, validated
 from core.pagination import cursor_page
 from core.payloads import timestamp
 from core.query import parse_query
@@ -130,6 +130,7 @@ class MatchLeaveApi(MatchApiBase):
     )
     @idempotent
     def post(self, request: Request, match_id: int) -> Response:
+        validated(NoInput, request.data)
         return self.change_response(services.match_leave(match_id=match_id, user=request.user))
 
 
@@ -165,6 +166,7 @@ class MatchStartApi(MatchApiBase):
     )
     @idempotent
     def post(self, request: Request, match_id: int) -> Response:
+        validated(NoInput, request.data)
         return self.change_response(services.match_start(match_id=match_id, user=request.user))
 
 

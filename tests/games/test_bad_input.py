@@ -182,6 +182,21 @@ def test_an_unknown_field_is_refused_by_name_not_ignored(running):
     assert snapshot(match_id) == before
 
 
+def test_a_post_that_takes_no_fields_refuses_any_and_changes_nothing(running):
+    """Leave, start, resign and a challenge's answers take no body: a field sent to them
+    (a misplaced option, a typo) is refused by name rather than ignored."""
+    match_id, on_turn, _ = running
+    before = snapshot(match_id)
+    for path in ("resign/", "leave/", "start/"):
+        response = on_turn.post(f"{MATCHES}{match_id}/{path}", {"force": True}, format="json")
+        body = assert_problem(response, 400, "validation_error")
+        assert [(e["field"], e["code"]) for e in body["errors"]] == [("force", "unknown_field")]
+    assert snapshot(match_id) == before
+    response = on_turn.post("/api/v1/challenges/1/accept/", {"why": "not"}, format="json")
+    assert_problem(response, 400, "validation_error")
+    assert on_turn.post(f"{MATCHES}{match_id}/resign/", {}, format="json").status_code == 200
+
+
 def test_an_unknown_field_is_listed_with_every_other_bad_field(running):
     match_id, on_turn, _ = running
     before = snapshot(match_id)
