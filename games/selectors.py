@@ -7,11 +7,12 @@ from django.db.models import BigIntegerField, F, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
 from accounts.models import User
-from core.payloads import timestamp
+from core.payloads import render, timestamp
 from core.prebuilt import PrebuiltSelect, select_together
 from games import engine
 from games.errors import MatchNotFound
 from games.models import ChatMessage, Match, MatchEvent, RoundRecord, Seat
+from games.shapes import MATCH, ROUNDS, MatchSummaryOutput
 from games.stakes import table_balances
 from ledger.models import Account, AccountKind
 
@@ -61,25 +62,8 @@ def match_list(*, user: User, status: str | None = None, mine: bool = False) -> 
     return matches
 
 
-def _player(user: User) -> dict[str, Any]:
-    return {"id": user.pk, "username": user.username, "is_bot": user.is_bot}
-
-
 def match_summary(match: Match, seats: list[Seat]) -> dict[str, Any]:
-    return {
-        "id": match.pk,
-        "status": match.status,
-        "ruleset": match.ruleset,
-        "family": match.family,
-        "max_players": match.max_players,
-        "turn_seconds": match.turn_seconds,
-        "buy_in": match.buy_in,
-        "ante": match.ante,
-        "private": match.private,
-        "created_by": _player(match.created_by),
-        "players": [_player(s.player) for s in seats],
-        "created_at": timestamp(match.created_at),
-    }
+    return render(MatchSummaryOutput, match, players=[s.player for s in seats])
 
 
 def match_view(
@@ -89,8 +73,9 @@ def match_view(
     seats: list[Seat] | None = None,
     state: "engine.State | None" = None,
 ) -> dict[str, Any]:
-    """The match as `user` may see it (a seated player, or a spectator). `seats` and
-    `state`, when a service has just loaded them (its `MatchChange`), are reused."""
+    """The match as `user` may see it (a seated player, or a spectator), in its family's
+    `Match` shape (`games.shapes`). `seats` and `state`, when a service has just loaded
+    them (its `MatchChange`), are reused."""
     seats = seats or seats_with_players(match)
     your = next((s.seat for s in seats if user is not None and s.player_id == user.pk), None)
     balances = {"stacks": {}, "round": 0, "game": 0}
@@ -102,13 +87,13 @@ def match_view(
     view = engine.view_for(state, your) if state is not None else None
     engine_seats = {e["seat"]: e for e in view["seats"]} if view else {}
     rules = match.rules
-    seat_entries = []
+    seat_views = []
     for s in seats:
         entry = engine_seats.get(s.seat, {})
-        seat_entries.append(
+        seat_views.append(
             {
                 "seat": s.seat,
-                "player": _player(s.player),
+                "player": s.player,
                 # Each family's view gives one of these; before the start, its rules do.
                 "dice_count": entry.get("dice_count", rules.get("dice_per_player")),
                 "lives": entry.get("lives", rules.get("lives")),
@@ -129,37 +114,24 @@ def match_view(
         ) or last_round
     elif view and view["round"] is not None:
         round_view = dict(view["round"])
-        round_view["turn_deadline"] = timestamp(match.turn_deadline)
+        round_view["turn_deadline"] = match.turn_deadline
         round_view["pots"] = {"round": balances["round"], "game": balances["game"]}
         round_view["dice_commitments"] = (match.secrets or {}).get("commitments", {})
 
-    return {
-        "id": match.pk,
-        "status": match.status,
-        "ruleset": match.ruleset,
-        "rules": rules,
-        "family": match.family,
-        "version": match.version,
-        "created_by": _player(match.created_by),
-        "max_players": match.max_players,
-        "turn_seconds": match.turn_seconds,
-        "buy_in": match.buy_in,
-        "ante": match.ante,
-        "private": match.private,
-        "on_timeout": match.on_timeout,
-        "max_timeouts": match.max_timeouts,
-        "opener_seat": match.opener_seat,
-        "invite_code": match.invite_code if user and match.created_by_id == user.pk else None,
-        "seats": seat_entries,
-        "round": round_view,
-        "last_round": last_round,
-        "your_seat": your,
-        "legal_actions": engine.legal_actions(state, your)
-        if state is not None and match.status == Match.Status.ACTIVE
-        else [],
-        "winner_seats": list(match.winner_seats),
-        "event_seq": match.event_seq,
-    }
+    legal = []
+    if state is not None and match.status == Match.Status.ACTIVE:
+        legal = engine.legal_actions(state, your)
+    return render(
+        MATCH.serializers[match.family],
+        match,
+        id=match.pk,
+        invite_code=match.invite_code if user and match.created_by_id == user.pk else None,
+        seats=seat_views,
+        round=round_view,
+        last_round=last_round,
+        your_seat=your,
+        legal_actions=legal,
+    )
 
 
 def hidden_dice(*, match: Match) -> dict[str, Any] | None:
@@ -192,7 +164,7 @@ def rounds_list(*, match: Match, user: User | None) -> dict[str, Any]:
         RoundRecord.objects.filter(match=match).order_by("number").values_list("record", flat=True)
     )
     current = match_view(match=match, user=user)["round"]
-    return {"family": match.family, "rounds": finished, "current": current}
+    return render(ROUNDS.serializers[match.family], None, rounds=finished, current=current)
 
 
 def messages_visible(*, match: Match) -> QuerySet[ChatMessage]:

@@ -4,7 +4,6 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail
 
-from accounts.serializers import PlayerRef
 from core.fields import StrictBooleanField, StrictCharField, StrictIntegerField
 from core.inputs import StrictInput
 from core.pagination import CursorQuery
@@ -158,32 +157,3 @@ class MatchListQuery(CursorQuery):
 class EventsQuery(serializers.Serializer):
     after = serializers.IntegerField(min_value=0, default=0)
     wait = serializers.FloatField(min_value=0, max_value=30, default=0)
-
-
-# --- output shapes (for the schema; views return plain dicts on the hot paths) -------
-
-
-class MatchSummaryOutput(serializers.Serializer):
-    id = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=["open", "active", "finished", "aborted"])
-    ruleset = serializers.CharField()
-    family = serializers.ChoiceField(choices=["common_pool", "poker_dice"])
-    max_players = serializers.IntegerField()
-    turn_seconds = serializers.IntegerField()
-    buy_in = serializers.IntegerField()
-    ante = serializers.IntegerField()
-    private = serializers.BooleanField()
-    created_by = PlayerRef()
-    players = PlayerRef(many=True)
-    created_at = serializers.DateTimeField()
-
-
-class MessageOutput(serializers.Serializer):
-    id = serializers.IntegerField()
-    author = PlayerRef()
-    text = serializers.CharField()
-    created_at = serializers.DateTimeField()
-
-
-class LeaderboardEntryOutput(PlayerRef):
-    score = serializers.FloatField(help_text="Wallet chips, or the rating mu - 3 sigma.")

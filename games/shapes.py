@@ -1,9 +1,10 @@
 """Typed output shapes of the game for the OpenAPI schema: rules, the match with its round
 per family, legal actions, round records and events.
 
-Views return plain dicts on the hot paths; these serializers only describe them, and
-tests/api/test_typed_responses.py validates every response of played matches against
-the generated schema (no undocumented field allowed). Unions:
+Each shape is written once: it feeds the schema, and `core.payloads.render` gives the
+JSON from it (the match, its seats, rounds and round records: only the fields a shape
+declares are ever sent); tests/api/test_typed_responses.py validates every response of
+played matches against the generated schema (no undocumented field allowed). Unions:
 
 * the match, its rules and the `rounds/` answer are discriminated on `family`
   (`common_pool` | `poker_dice`), so each family's round, seats, round records and
@@ -596,3 +597,32 @@ def round_record(**kwargs) -> PolymorphicProxySerializer:
         resource_type_field_name=None,
         **kwargs,
     )
+
+
+# --- lists -------------------------------------------------------------------------
+
+
+class MatchSummaryOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=["open", "active", "finished", "aborted"])
+    ruleset = serializers.CharField()
+    family = serializers.ChoiceField(choices=["common_pool", "poker_dice"])
+    max_players = serializers.IntegerField()
+    turn_seconds = serializers.IntegerField()
+    buy_in = serializers.IntegerField()
+    ante = serializers.IntegerField()
+    private = serializers.BooleanField()
+    created_by = PlayerRef()
+    players = PlayerRef(many=True)
+    created_at = serializers.DateTimeField()
+
+
+class MessageOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    author = PlayerRef()
+    text = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+
+class LeaderboardEntryOutput(PlayerRef):
+    score = serializers.FloatField(help_text="Wallet chips, or the rating mu - 3 sigma.")

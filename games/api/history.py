@@ -15,7 +15,8 @@ from core.schema import problems
 from games import history, selectors
 from games.api.base import NewestFirst
 from games.errors import MatchNotFinished, NotExportable
-from games.serializers import PRESET_NAMES, MatchSummaryOutput
+from games.serializers import PRESET_NAMES
+from games.shapes import MatchSummaryOutput
 
 
 class PlayerMatchesQuery(CursorQuery):

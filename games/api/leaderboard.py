@@ -9,7 +9,8 @@ from rest_framework.views import APIView
 from core.pagination import RankCursorPagination, cursor_page
 from core.query import parse_query
 from games import selectors
-from games.serializers import LeaderboardEntryOutput, LeaderboardQuery
+from games.serializers import LeaderboardQuery
+from games.shapes import LeaderboardEntryOutput
 
 
 class LeaderboardApi(APIView):

@@ -31,11 +31,9 @@ from games.serializers import (
     JoinInput,
     MatchCreateInput,
     MatchListQuery,
-    MatchSummaryOutput,
     MessageInput,
-    MessageOutput,
 )
-from games.shapes import MATCH, ROUNDS
+from games.shapes import MATCH, ROUNDS, MatchSummaryOutput, MessageOutput
 from games.throttles import ChatThrottle
 from ledger.errors import InsufficientChips
 
