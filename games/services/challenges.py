@@ -151,18 +151,24 @@ def challenge_accept(*, challenge_id: int, user: User) -> Challenge:
 
 
 def _start_match(challenge: Challenge, invited: list[User]) -> Match:
-    """Opens the table and seats everyone: it starts itself once full."""
-    change = match_create(
-        user=challenge.challenger,
-        ruleset=challenge.ruleset,
-        options=challenge.options,
-        max_players=1 + len(invited),
-        turn_seconds=challenge.turn_seconds,
-        buy_in=challenge.buy_in,
-        ante=challenge.ante,
-    )
-    for player in invited:
-        change = match_join(match_id=change.match.pk, user=player)
+    """Opens the table and seats everyone: it starts itself once full. The caller is
+    one of them: a refusal never tells them another player's balance."""
+    try:
+        change = match_create(
+            user=challenge.challenger,
+            ruleset=challenge.ruleset,
+            options=challenge.options,
+            max_players=1 + len(invited),
+            turn_seconds=challenge.turn_seconds,
+            buy_in=challenge.buy_in,
+            ante=challenge.ante,
+        )
+        for player in invited:
+            change = match_join(match_id=change.match.pk, user=player)
+    except InsufficientChips as exc:
+        raise InsufficientChips(
+            "A player can no longer cover the buy-in; the match did not start."
+        ) from exc
     if change.match.status != Match.Status.ACTIVE:
         # Someone could no longer cover the buy-in: nothing happens (the transaction
         # rolls back); the challenge stays open for them to find the chips, or expires.

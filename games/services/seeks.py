@@ -118,18 +118,24 @@ def _pair(seek: Seek) -> None:
 
 
 def _start_match(table: list[Seek]) -> Match:
-    """The longest-waiting seeker opens the table; the rest join; it starts once full."""
+    """The longest-waiting seeker opens the table; the rest join; it starts once full. A
+    refusal never tells the seeker another player's balance."""
     first = table[0]
-    change = match_create(
-        user=first.user,
-        ruleset=first.ruleset,
-        max_players=first.players,
-        turn_seconds=first.turn_seconds,
-        buy_in=first.buy_in,
-        ante=first.ante,
-    )
-    for s in table[1:]:
-        change = match_join(match_id=change.match.pk, user=s.user)
+    try:
+        change = match_create(
+            user=first.user,
+            ruleset=first.ruleset,
+            max_players=first.players,
+            turn_seconds=first.turn_seconds,
+            buy_in=first.buy_in,
+            ante=first.ante,
+        )
+        for s in table[1:]:
+            change = match_join(match_id=change.match.pk, user=s.user)
+    except InsufficientChips as exc:
+        raise InsufficientChips(
+            "A paired player can no longer cover the buy-in; try again."
+        ) from exc
     if change.match.status != Match.Status.ACTIVE:  # a wallet emptied meanwhile
         raise InsufficientChips("A paired player can no longer cover the buy-in; try again.")
     return change.match

@@ -13,6 +13,7 @@ from accounts.secret_box import seal
 from games.models import Challenge, Match
 from games.services.challenges import challenges_expire
 from ledger.selectors import wallet_balance
+from tests.factories import ActiveMatchFactory, PlayerFactory
 from tests.games.helpers import seated_players
 from tests.problems import assert_problem
 
@@ -78,6 +79,19 @@ def test_the_match_starts_when_every_challenged_player_accepts():
     assert_problem(
         c.post(f"{CHALLENGES}{body['id']}/accept/", {}, format="json"), 409, "challenge_closed"
     )
+
+
+def test_accepting_never_tells_another_players_balance():
+    """The challenger spent their chips after challenging: the last acceptance cannot
+    start the match, and its refusal does not say what the challenger has left."""
+    (alice, a), (bob, b) = seated_players(2)
+    challenge = _challenge(a, [bob.username], buy_in=wallet_balance(user=alice) - 10).json()
+    ActiveMatchFactory(players=[alice, PlayerFactory()], buy_in=wallet_balance(user=alice) - 5)
+    response = b.post(f"{CHALLENGES}{challenge['id']}/accept/", {}, format="json")
+    body = assert_problem(response, 409, "insufficient_chips")
+    assert not any(ch.isdigit() for ch in body["detail"]), body["detail"]  # no balance
+    assert Challenge.objects.get(pk=challenge["id"]).status == "pending"
+    assert not Match.objects.filter(seats__player=bob).exists()
 
 
 def test_one_decline_ends_it_and_the_challenger_may_cancel():
