@@ -63,12 +63,14 @@ def test_the_api_root_answers_an_index_of_links_and_the_site_root_is_not_a_404(a
     assert response.status_code == 200
     links = response.json()["links"]
     assert {"matches", "rulesets", "leaderboard", "schema", "docs", "register"} <= set(links)
+    assert {"challenges", "seeks", "account_stream", "match_stream", "match_export"} <= set(links)
     for name, url in links.items():
         if "{" in url:
             continue
         answer = api_client.get(url)
         assert answer.status_code in (200, 401, 405), (name, url, answer.status_code)
     assert "{match_id}" in links["match"] and "{username}" in links["player"]
+    assert links["match_stream"].endswith("/api/v1/matches/{match_id}/stream/")
 
 
 @pytest.mark.django_db
