@@ -21,6 +21,7 @@ INDEX_LINKS = {
     "match": ("match", {"match_id": 0}),
     "match_events": ("match-events", {"match_id": 0}),
     "match_stream": ("match-stream", {"match_id": 0}),
+    "seat_stream": ("match-seat-stream", {"match_id": 0}),
     "match_export": ("match-export", {"match_id": 0}),
     "challenges": "challenges",
     "seeks": "seeks",

@@ -185,8 +185,8 @@ class NullFieldExtension(OpenApiSerializerFieldExtension):
         return {"type": "null"}
 
 
-# An operation's extension naming the events its `text/event-stream` carries (`match` or
-# `account`); `games.events.add_event_schemas` types its messages from the registry.
+# An operation's extension naming the events its `text/event-stream` carries (`match`,
+# `seat` or `account`); `games.events.add_event_schemas` types its messages from the registry.
 STREAM_EXTENSION = "x-event-stream"
 
 

@@ -437,6 +437,8 @@ def _stream_message(name: str, data_component: str) -> dict[str, Any]:
 def _stream_schema(kind: str) -> dict[str, Any]:
     if kind == "match":
         messages = [_stream_message(n, f"{_title(n)}Event") for n in MATCH_EVENTS]
+    elif kind == "seat":
+        messages = [_stream_message("state", "Match")]
     else:
         messages = [_stream_message(n, f"{_title(n)}AccountEvent") for n in ACCOUNT_EVENTS]
     return {

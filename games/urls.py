@@ -32,6 +32,7 @@ urlpatterns = [
     ),
     path("matches/<int:match_id>/events/", streams.match_events, name="match-events"),
     path("matches/<int:match_id>/stream/", streams.match_stream, name="match-stream"),
+    path("matches/<int:match_id>/seat-stream/", streams.seat_stream, name="match-seat-stream"),
     path("matches/<int:match_id>/rounds/", matches.MatchRoundsApi.as_view(), name="match-rounds"),
     path(
         "matches/<int:match_id>/messages/",

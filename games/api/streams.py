@@ -45,7 +45,7 @@ from core.live import (
 from core.query import parse_query
 from core.schema import event_stream, problems
 from games import selectors
-from games.errors import MatchNotFound
+from games.errors import MatchNotFound, NotSeated
 from games.events import EventsOutput
 from games.models import Match
 from games.notify import CHANNEL
@@ -405,5 +405,101 @@ async def _match_stream_body(
                     read = woken or not sub.reliable
                     if read:
                         fresh_since = now
+    finally:
+        slot.release()
+
+
+# --- a seat's own stream ------------------------------------------------------------------
+
+
+class SeatStreamSchema(APIView):
+    @extend_schema(
+        parameters=[StreamQuery, LAST_EVENT_ID],
+        responses={
+            (200, "text/event-stream"): OpenApiResponse(
+                description=(
+                    "Server-Sent Events for a seated player: `event: state` with `data:` "
+                    "the match exactly as `GET /matches/{match_id}/` answers you (your "
+                    "dice, `legal_actions`, `version`, the deadline), first as it is now, "
+                    "then once per change (a move, a round, a timeout, a start or an end; "
+                    "not chat). `id:` is the match's `event_seq` at that state: resume "
+                    "with `Last-Event-ID` (a state is sent only if the match changed since). "
+                    "A `: heartbeat` comment every 15 s; the stream ends after the state "
+                    "in which the match finished or was aborted, and when you lose your "
+                    "seat, your token, or your account. A whole match plays from this "
+                    "stream and `POST actions/`."
+                ),
+            )
+        },
+        tags=["play"],
+        summary="Your seat's view as it changes (Server-Sent Events)",
+        extensions={**problems(NotSeated, TooManyStreams), **event_stream("seat")},
+    )
+    def get(self, request: Request, match_id: int) -> None:
+        """Documents `seat_stream`."""
+
+
+def _seat_stream_start(request: Request, match_id: int) -> int | None:
+    """The resume point (None: send the state as it is now); refuses a caller who is not
+    seated at the match (404 where they may not see it, as reads answer)."""
+    query = parse_query(request, StreamQuery)
+    _match, seats = selectors.match_with_seats(match_id=match_id, user=request.user)
+    if not any(s.player_id == request.user.pk for s in seats):
+        raise NotSeated("Only a seated player has a seat stream; follow `stream/` instead.")
+    return resume_position(request, query.get("after"))
+
+
+def _seat_view(match_id: int, user: User) -> dict[str, Any] | None:
+    """The match as the seated `user` sees it now; None once they are seated no more."""
+    try:
+        match, seats = selectors.match_with_seats(match_id=match_id, user=user)
+    except MatchNotFound:
+        return None
+    if not any(s.player_id == user.pk for s in seats):
+        return None
+    return selectors.match_view(match=match, user=user, seats=seats)
+
+
+@live_view(SeatStreamSchema, prepare=_seat_stream_start)
+async def seat_stream(request: Request, after: int | None, match_id: int) -> HttpResponse:
+    slot = stream_limit.open(request.user.pk)
+    return sse_response(_seat_stream_body(request, slot, match_id, after))
+
+
+async def _seat_stream_body(
+    request: Request, slot: StreamSlot, match_id: int, after: int | None
+) -> AsyncIterator[bytes]:
+    """One view read per wake-up (the match's events channel): a `state` when the match's
+    version or status moved since the last one sent."""
+    user = request.user
+    heartbeat = settings.STREAM_HEARTBEAT_SECONDS
+    sent: tuple[int, str] | None = None
+    hub = notifications.hub()
+    try:
+        async with hub.subscribe((CHANNEL, match_id), _session_key(user.pk)) as sub:
+            beat_due = time.monotonic() + heartbeat
+            read = True
+            while not sub.closing:
+                if sub.take_woken(*_session_key(user.pk)) and await token_problem(request):
+                    return
+                if read:
+                    view = await db(_seat_view, match_id, user)
+                    if view is None:
+                        return  # the seat is gone: nothing more of this match is theirs
+                    moved = (view["version"], view["status"]) != sent
+                    if moved and (after is None or view["event_seq"] > after):
+                        yield sse_event(view["event_seq"], "state", view)
+                    sent = (view["version"], view["status"])
+                    if view["status"] in ENDED or not can_stream():
+                        return
+                timeout = beat_due - time.monotonic()
+                if not sub.reliable:
+                    timeout = min(timeout, RECHECK_SECONDS)
+                woken = await sub.wait(timeout)
+                now = time.monotonic()
+                if not woken and now >= beat_due:
+                    yield HEARTBEAT
+                    beat_due = now + heartbeat
+                read = woken or not sub.reliable
     finally:
         slot.release()

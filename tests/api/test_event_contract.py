@@ -38,6 +38,7 @@ PRESETS = [
 ]
 ACCOUNT_STREAM = "/api/v1/stream/"
 MATCH_STREAM = "/api/v1/matches/{match_id}/stream/"
+SEAT_STREAM = "/api/v1/matches/{match_id}/seat-stream/"
 
 
 class Player:
@@ -81,7 +82,7 @@ def _check_messages(contract: Contract, template: str, events: list[SseEvent]) -
         schema = member["properties"]["data"]["contentSchema"]
         errors = [e.message for e in contract.validator(schema).iter_errors(event.data)]
         assert not errors, (event.type, event.data, errors)
-        assert event.data["type"] == event.type
+        assert template == SEAT_STREAM or event.data["type"] == event.type
         assert all(t.endswith("Z") for t in timestamps(event.data)), event.data
     return {e.type for e in events}
 
@@ -95,6 +96,15 @@ def _match_stream(url: str, contract: Contract, player: Player, match_id: int) -
     assert [e.id for e in reader.events] == list(range(1, seq + 1))
     assert all(e.data["seq"] == e.id for e in reader.events)
     return _check_messages(contract, MATCH_STREAM, reader.events)
+
+
+def _seat_stream(url: str, contract: Contract, player: Player, match_id: int) -> dict:
+    """The ended match's seat stream: its final state, then the end."""
+    reader = StreamReader(f"{url}/api/v1/matches/{match_id}/seat-stream/", player.token)
+    assert reader.ended.wait(20), "the seat stream of an ended match did not end"
+    assert _check_messages(contract, SEAT_STREAM, reader.events) == {"state"}
+    (final,) = reader.events
+    return final.data
 
 
 def _account_stream(url: str, contract: Contract, player: Player) -> set[str]:
@@ -157,6 +167,8 @@ def test_every_event_of_a_whole_match_fits_the_schema_on_every_channel(
     for player in players:
         heard = _account_stream(live_asgi.url, contract, player)
         assert {"match_started", "match_finished"} <= heard
+        final = _seat_stream(live_asgi.url, contract, player, match_id)
+        assert final == player.get(f"{MATCHES}{match_id}/")
     assert {"match_started", "your_turn", "match_finished"} <= _webhook_bodies(contract)
 
 
