@@ -5,6 +5,7 @@
     .venv/bin/python bench/api_load.py --base-url http://127.0.0.1:8000
     .venv/bin/python bench/api_load.py --web-processes 1,2        # each in turn
     .venv/bin/python bench/api_load.py --server-root /path/to/other/checkout  # "before"
+    .venv/bin/python bench/api_load.py --seat-stream   # clients play from their seat's stream
 
 Without --base-url it starts the server exactly as `make run` does
 (`python -m scripts.stack run`: embedded PostgreSQL and Redis, migrations, then gunicorn,
@@ -290,6 +291,7 @@ class Plan:
     rulesets: list[str]
     matches_per_client: int | None
     duration: float
+    seat_stream: bool = False  # play from each seat's stream instead of long polls
     deadline: float = 0.0  # monotonic, set when play starts; no new match after it
 
     def another(self, played: int) -> bool:
@@ -298,13 +300,13 @@ class Plan:
         return time.monotonic() < self.deadline
 
 
-def seat_player(api: Api, stats: Stats, match_id: int, seed: int) -> None:
+def seat_player(api: Api, stats: Stats, match_id: int, seed: int, plan: Plan) -> None:
     def me() -> None:
         # The baseline read, interleaved with the play of the same client.
         api.get("/me/", route="GET me")
 
     seat = SeatClient(api, match_id, rng=random.Random(seed), log=None, after_action=me)
-    final = seat.play()
+    final = seat.play_from_stream() if plan.seat_stream else seat.play()
     with stats.lock:
         stats.actions += seat.actions
     if final["status"] != "finished":
@@ -321,7 +323,7 @@ def leader(api: Api, inboxes: list[queue.Queue], plan: Plan, stats: Stats, seed:
             match = create_match(api, ruleset, players=plan.players, turn_seconds=120)
             for inbox in inboxes:
                 inbox.put(match["id"])
-            seat_player(api, stats, match["id"], seed * 1000 + played)
+            seat_player(api, stats, match["id"], seed * 1000 + played, plan)
             with stats.lock:
                 stats.matches += 1
             played += 1
@@ -330,11 +332,11 @@ def leader(api: Api, inboxes: list[queue.Queue], plan: Plan, stats: Stats, seed:
             inbox.put(None)
 
 
-def follower(api: Api, inbox: queue.Queue, stats: Stats, seed: int) -> None:
+def follower(api: Api, inbox: queue.Queue, plan: Plan, stats: Stats, seed: int) -> None:
     played = 0
     while (match_id := inbox.get()) is not None:
         join_match(api, match_id)
-        seat_player(api, stats, match_id, seed * 1000 + played)
+        seat_player(api, stats, match_id, seed * 1000 + played, plan)
         played += 1
 
 
@@ -376,7 +378,7 @@ def run_load(plan: Plan, clients: int, stats: Stats, server: Server) -> tuple[fl
         for i, (api, inbox) in enumerate(zip(group[1:], inboxes, strict=True)):
             threads.append(
                 threading.Thread(
-                    target=guarded, args=(follower, stats, api, inbox, stats, g + i + 1)
+                    target=guarded, args=(follower, stats, api, inbox, plan, stats, g + i + 1)
                 )
             )
     cpu_before = server.cpu_seconds()
@@ -461,6 +463,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--server-root", type=Path, default=ROOT, help="the checkout whose server to start"
     )
+    parser.add_argument(
+        "--seat-stream",
+        action="store_true",
+        help="clients play from their seat's stream (one POST a turn) instead of long polls",
+    )
     args = parser.parse_args(argv)
     if args.clients < args.players_per_match:
         parser.error("--clients must be at least --players-per-match")
@@ -474,6 +481,7 @@ def main(argv: list[str] | None = None) -> int:
             rulesets=args.ruleset.split(","),
             matches_per_client=args.matches_per_client,
             duration=args.duration,
+            seat_stream=args.seat_stream,
         )
         server = (
             contextlib.nullcontext(Server(args.base_url.rstrip("/")))

@@ -6,9 +6,11 @@
 
 It only uses what API.md promises (no server imports), so it doubles as a reference for
 other clients and as the player the load benchmark (bench/api_load.py) runs many times.
-The loop: long-poll the match events, re-read the match when something happened, and
-when `legal_actions` is non-empty pick one of them and POST it with `expected_version`
-and an `Idempotency-Key`.
+The loop: follow the seat's own stream (`seat-stream/`, Server-Sent Events: the match as
+GET answers it, once per change), and when `legal_actions` is non-empty pick one of them
+and POST it with `expected_version` and an `Idempotency-Key`: one request a turn.
+`--long-poll` plays the older way instead: long-poll the match events, re-read the match
+when something happened, then act (three requests a turn).
 
     python examples/client.py --username bob --password 'another secret' --follow
 
@@ -144,6 +146,32 @@ class Api:
     ) -> Any:
         headers = {"Idempotency-Key": uuid.uuid4().hex} if idempotent else None
         return self.request("POST", path, route=route, json=body, headers=headers, auth=auth)
+
+
+def server_sent_events(
+    api: Api, path: str, *, last_id: int | None = None, params: dict | None = None
+) -> Iterator[tuple[int, str, dict[str, Any]]]:
+    """(id, event, data as JSON) from a Server-Sent Events stream of the API, until the
+    server ends it; resumes after `last_id` (the `Last-Event-ID` header)."""
+    headers = {"Authorization": f"Bearer {api.token}"}
+    if last_id is not None:
+        headers["Last-Event-ID"] = str(last_id)
+    with api.http.stream(
+        "GET", f"{API}{path}", headers=headers, params=params or {}, timeout=STREAM_TIMEOUT
+    ) as response:
+        if response.status_code != 200:
+            response.read()
+            raise ApiError(response.status_code, _decode(response))
+        fields: dict[str, str] = {}
+        for line in response.iter_lines():
+            if line:
+                if not line.startswith(":"):  # a heartbeat comment
+                    name, _, value = line.partition(":")
+                    fields[name] = value.removeprefix(" ")
+                continue
+            if "data" in fields:
+                yield int(fields["id"]), fields.get("event", ""), json.loads(fields["data"])
+            fields = {}
 
 
 def _decode(response: httpx.Response) -> Any:
@@ -374,6 +402,37 @@ class SeatClient:
                 return None
             raise
 
+    def play_from_stream(self) -> dict[str, Any]:
+        """Plays from the seat's own stream (`seat-stream/`): each state is the match as
+        GET answers it, so a turn costs one POST and no read; a dropped stream resumes
+        after the last state."""
+        acted_at = -1  # the version we last acted on: the stream repeats it once
+        resume: int | None = None
+        match: dict[str, Any] = {}
+        path = f"/matches/{self.match_id}/seat-stream/"
+        while match.get("status") not in ("finished", "aborted"):
+            try:
+                for state_id, _kind, state in server_sent_events(self.api, path, last_id=resume):
+                    resume, match = state_id, state
+                    if state["legal_actions"] and state["version"] > acted_at:
+                        acted_at = state["version"]
+                        self._act_once(state)
+            except httpx.TransportError:
+                time.sleep(1)  # the server went away (a deploy): reconnect and resume
+        self._say(result_line(match))
+        return match
+
+    def _act_once(self, match: dict[str, Any]) -> None:
+        """One action on `match`'s state; a lost race waits for the next state."""
+        if self.actions >= self.max_actions:
+            raise RuntimeError(f"match {self.match_id} did not end")
+        action = choose_action(match, self.rng)
+        if self.act(match, action) is not None:
+            self.actions += 1
+            self._say(f"match {self.match_id} seat {match['your_seat']}: {describe(action)}")
+            if self.after_action is not None:
+                self.after_action()
+
     def play(self) -> dict[str, Any]:
         match = self.get_match()
         after = match.get("event_seq", 0)
@@ -450,28 +509,11 @@ class AccountClient:
     def events(self) -> Iterator[tuple[int, str, dict[str, Any]]]:
         """(id, type, event) from the account stream, until the server ends it; the event
         is one flat object (`id`, `type`, `created_at` and the payload's fields)."""
-        headers = {"Authorization": f"Bearer {self.api.token}"}
-        params = {}
-        if self.last_event_id is not None:
-            headers["Last-Event-ID"] = str(self.last_event_id)
-        else:
-            params["after"] = 0  # everything kept: no turn is missed while starting up
-        with self.api.http.stream(
-            "GET", f"{API}/stream/", headers=headers, params=params, timeout=STREAM_TIMEOUT
-        ) as response:
-            if response.status_code != 200:
-                response.read()
-                raise ApiError(response.status_code, _decode(response))
-            fields: dict[str, str] = {}
-            for line in response.iter_lines():
-                if line:
-                    if not line.startswith(":"):  # a heartbeat comment
-                        name, _, value = line.partition(":")
-                        fields[name] = value.removeprefix(" ")
-                    continue
-                if "data" in fields:
-                    yield int(fields["id"]), fields.get("event", ""), json.loads(fields["data"])
-                fields = {}
+        # Without a resume point, everything kept: no turn is missed while starting up.
+        params = {} if self.last_event_id is not None else {"after": 0}
+        yield from server_sent_events(
+            self.api, "/stream/", last_id=self.last_event_id, params=params
+        )
 
     def play(self, matches: int | None = None) -> list[dict[str, Any]]:
         while matches is None or len(self.finished) < matches:
@@ -542,6 +584,9 @@ def main(argv: list[str] | None = None) -> int:
         "--options", type=json.loads, default={}, help="rule overrides, e.g. '{\"lives\": 1}'"
     )
     parser.add_argument("--seed", type=int, help="for a repeatable policy")
+    parser.add_argument(
+        "--long-poll", action="store_true", help="long-poll and re-read instead of the seat stream"
+    )
     args = parser.parse_args(argv)
 
     with Api(args.base_url) as api:
@@ -568,7 +613,8 @@ def main(argv: list[str] | None = None) -> int:
                 match = join_match(api, args.match, args.invite_code)
                 print(f"joined match {match['id']} at seat {match['your_seat']}")
         try:
-            final = SeatClient(api, match["id"], rng=random.Random(args.seed)).play()
+            seat = SeatClient(api, match["id"], rng=random.Random(args.seed))
+            final = seat.play() if args.long_poll else seat.play_from_stream()
         except ApiError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 1
