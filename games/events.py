@@ -285,6 +285,9 @@ class YourTurn(AccountPayload):
     seat: YourSeat
     version: Annotated[int, "The match's version: send it as `expected_version`."]
     turn_deadline: Annotated[datetime | None, "When the timeout policy plays for you."]
+    seat_stream: Annotated[
+        str, "Your seat's stream of this match: its states carry your dice and legal actions."
+    ]
 
 
 @account_event("match_finished")

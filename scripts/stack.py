@@ -99,6 +99,8 @@ def run(data_dir: Path) -> int:
         env.setdefault("PORT", "8000")
         # DEBUG is on for local use: serve this machine only unless HOST says otherwise.
         env.setdefault("HOST", "127.0.0.1")
+        # Every local client comes from one address: a bot author tries several accounts.
+        env.setdefault("THROTTLE_REGISTER_IP", "500/hour")
         env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
         _manage(env, "migrate", "--noinput")
         _manage(env, "collectstatic", "--noinput", "--verbosity", "0")

@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User, Webhook
@@ -306,7 +307,11 @@ def _notices(match: Match, seats: list[Seat], turn: Seat | None, *, new_turn: bo
     return seat_notices(
         [turn],
         lambda s: YourTurn(
-            match_id=match.pk, seat=s.seat, version=match.version, turn_deadline=match.turn_deadline
+            match_id=match.pk,
+            seat=s.seat,
+            version=match.version,
+            turn_deadline=match.turn_deadline,
+            seat_stream=reverse("match-seat-stream", kwargs={"match_id": match.pk}),
         ),
     )
 

@@ -152,6 +152,7 @@ def test_the_account_stream_announces_your_turn_within_a_second(live_asgi):
         "seat": seat_of[waiter.pk],
         "version": match.version,
         "turn_deadline": timestamp(match.turn_deadline),
+        "seat_stream": f"/api/v1/matches/{match_id}/seat-stream/",
     }
     assert turn.data["turn_deadline"].endswith("Z") and turn.data["created_at"].endswith("Z")
     assert took < 1.0, took
