@@ -10,13 +10,14 @@ from rest_framework.views import APIView
 from accounts.selectors import player_get
 from accounts.serializers import PlayerRef
 from core.pagination import CursorQuery, cursor_page
+from core.payloads import render
 from core.query import parse_query
 from core.schema import problems
 from games import history, selectors
 from games.api.base import NewestFirst
 from games.errors import MatchNotFinished, NotExportable
 from games.serializers import PRESET_NAMES
-from games.shapes import MatchSummaryOutput
+from games.shapes import RULES, MatchSummaryOutput, round_record
 
 
 class PlayerMatchesQuery(CursorQuery):
@@ -74,7 +75,7 @@ class MatchExportOutput(serializers.Serializer):
     id = serializers.IntegerField()
     ruleset = serializers.CharField()
     family = serializers.ChoiceField(choices=["common_pool", "poker_dice"])
-    rules = serializers.DictField(help_text="Every option, as in GET /rulesets/.")
+    rules = RULES
     buy_in = serializers.IntegerField()
     ante = serializers.IntegerField()
     turn_seconds = serializers.IntegerField()
@@ -83,8 +84,8 @@ class MatchExportOutput(serializers.Serializer):
     finished_at = serializers.DateTimeField()
     seats = ExportSeatOutput(many=True)
     replay = ExportReplayOutput()
-    rounds = serializers.ListField(
-        child=serializers.DictField(),
+    rounds = round_record(
+        many=True,
         help_text="Every round record in full: dice, commitments and their salts, actions, "
         "result, chips.",
     )
@@ -131,4 +132,4 @@ class MatchExportApi(APIView):
     )
     def get(self, request: Request, match_id: int) -> Response:
         body = history.match_export(match_id=match_id, user=request.user)
-        return Response(MatchExportOutput(body).data)
+        return Response(render(MatchExportOutput, body))

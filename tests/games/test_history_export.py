@@ -7,6 +7,7 @@ import pytest
 
 from games import engine
 from games.models import Match
+from tests.api.contract import Contract
 from tests.factories import ActiveMatchFactory
 from tests.games.helpers import MATCHES, play_to_the_end, seated_players
 from tests.problems import assert_problem
@@ -35,7 +36,8 @@ def test_the_export_replays_to_the_final_state(ruleset, options):
     play_to_the_end(match_id, players, random.Random(ruleset))
     response = _export(players[1][1], match_id)
     assert response.status_code == 200, response.content
-    body = response.json()
+    document = players[1][1].get("/api/v1/schema/?format=json").json()
+    body = Contract(document).check("GET", f"{MATCHES}{match_id}/export/", response)
     replay = body["replay"]
     rebuilt = engine.replay(
         engine.rules_from_dict(body["rules"]),
