@@ -114,6 +114,9 @@ class _MatchLog:
     async def _read(self, after: int, sub: notifications.Subscription) -> list[dict[str, Any]]:
         read_at, mark = time.monotonic(), sub.hub.mark(sub)
         events = await db(_events_after, self.match_id, after)
+        final = next((e["seq"] for e in events if e["type"] in FINAL_EVENTS), None)
+        if final is not None:
+            _ended_at(self.match_id, final)
         if after != self.end or self.start is None or after < self.start:
             self.start, self.events, self.frames = after, [], {}
         self.events.extend(events)
@@ -240,12 +243,26 @@ _public_matches_lock = threading.Lock()  # the live views' worker threads share 
 PUBLIC_MATCHES_KEPT = 10_000
 
 
+# Matches this process saw end, and their last event: a long poll asking beyond it is
+# answered at once with it, rather than waiting for events that will never come.
+_ended_matches: dict[int, int] = {}
+
+
+def _ended_at(match_id: int, last_seq: int) -> None:
+    with _public_matches_lock:
+        if len(_ended_matches) >= PUBLIC_MATCHES_KEPT:
+            _ended_matches.pop(next(iter(_ended_matches)))
+        _ended_matches[match_id] = last_seq
+
+
 def _check_visible(match_id: int, request: Request) -> int | None:
     """Refuses a caller who may not see the match. For a private match (where the caller
     is seated), its last event now; None for a public one."""
     if match_id in _public_matches:
         return None
     match = _visible_match(match_id, request)
+    if match.status in ENDED:
+        _ended_at(match_id, match.event_seq)
     if match.private:
         return match.event_seq
     with _public_matches_lock:
@@ -298,6 +315,9 @@ async def match_events(request: Request, prepared: tuple, match_id: int) -> Http
         with _Following(match_id) as log:
             fresh_since = time.monotonic()
             events = await sight.events_after(log, after, fresh_since)
+            final = _ended_matches.get(match_id)
+            if not events and final is not None and after > final:
+                return JsonResponse({"events": [], "last_seq": final})
             while not events and not sight.lost and not sub.closing:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:

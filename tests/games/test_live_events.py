@@ -18,7 +18,7 @@ from django.db import connection
 from accounts.services import token_create
 from core.payloads import timestamp
 from games.models import Match, MatchEvent
-from tests.factories import ActiveMatchFactory, PlayerFactory
+from tests.factories import ActiveMatchFactory, FinishedMatchFactory, PlayerFactory
 from tests.games.helpers import MATCHES, seated_players
 from tests.live_server import StreamReader
 from tests.servers import WebServer
@@ -431,3 +431,16 @@ def test_ordinary_and_live_requests_each_log_one_json_line():
     assert found["ordinary"]["path"] == "/api/v1/me/" and found["ordinary"]["status"] == 200
     assert found["live"]["path"] == f"/api/v1/matches/{match_id}/events/"
     assert found["live"]["status"] == 200
+
+
+def test_a_long_poll_past_the_end_of_an_ended_match_learns_its_last_event_at_once(live_asgi):
+    """A poller that asks beyond the last event of a finished match (a stale or made-up
+    `after`) is told the real last event instead of waiting for events that never come."""
+    match = FinishedMatchFactory(players=2, options={"dice_per_player": 1})
+    token = _token(match.seats.get(seat=0).player)
+    url = f"{live_asgi.url}/api/v1/matches/{match.pk}/events/?after=10000&wait=20"
+    started = time.monotonic()
+    answer = httpx.get(url, headers=_auth(token), timeout=30)
+    assert answer.status_code == 200
+    assert answer.json() == {"events": [], "last_seq": match.event_seq}
+    assert time.monotonic() - started < 5
