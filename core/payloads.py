@@ -18,6 +18,7 @@ from typing import Any, overload
 
 from drf_spectacular.utils import PolymorphicProxySerializer
 from rest_framework import serializers
+from rest_framework.fields import empty
 
 from core.schema import ConstField, NullField
 
@@ -104,6 +105,7 @@ def payload_schema(cls: type, *, extra: dict[str, Any] | None = None) -> dict[st
 # --- shapes rendered -------------------------------------------------------------------
 
 _ABSENT = object()
+_SKIP = object()
 
 
 def render(shape: type[serializers.Serializer], source: Any, **computed: Any) -> dict[str, Any]:
@@ -124,7 +126,7 @@ def _renderer(shape: type[serializers.Serializer]) -> Callable[[Any, dict], dict
     def run(source: Any, computed: dict[str, Any]) -> dict[str, Any]:
         mapping = isinstance(source, Mapping)
         out = {}
-        for name, key, fixed, optional, convert in steps:
+        for name, key, fixed, missing, convert in steps:
             if fixed is not _ABSENT:
                 out[name] = fixed
                 continue
@@ -132,23 +134,36 @@ def _renderer(shape: type[serializers.Serializer]) -> Callable[[Any, dict], dict
             if value is _ABSENT:
                 value = source.get(key, _ABSENT) if mapping else getattr(source, key, _ABSENT)
             if value is _ABSENT:
-                if optional:
+                if missing is _SKIP:
                     continue
-                raise KeyError(f"{shape.__name__}.{name}: nothing to send")
+                if missing is _ABSENT:
+                    raise KeyError(f"{shape.__name__}.{name}: nothing to send")
+                value = missing
             out[name] = convert(value)
         return out
 
     return run
 
 
-def _field_step(field: serializers.Field) -> tuple[str, Any, bool, Callable[[Any], Any]]:
-    """(the attribute or key read, a fixed value or _ABSENT, optional, the conversion)."""
+def _field_step(field: serializers.Field) -> tuple[str, Any, Any, Callable[[Any], Any]]:
+    """(the attribute or key read, a fixed value or _ABSENT, what to do when the source
+    lacks it, the conversion). As DRF: a missing value is the field's default, else null
+    where it allows null, else left out where it is not required, else an error."""
+    if field.write_only or "." in field.source or field.source == "*":
+        raise TypeError(f"{field.field_name}: render reads plain attributes or keys only")
     fixed: Any = _ABSENT
     if isinstance(field, ConstField):
         fixed = field.value
     elif isinstance(field, NullField):
         fixed = None
-    return field.source, fixed, not field.required, _converter(field)
+    missing: Any = _ABSENT
+    if field.default is not empty:
+        missing = field.get_default()
+    elif field.allow_null:
+        missing = None
+    elif not field.required:
+        missing = _SKIP
+    return field.source, fixed, missing, _converter(field)
 
 
 def _converter(field: serializers.Field) -> Callable[[Any], Any]:

@@ -42,6 +42,8 @@ ENDED_CODES = frozenset({"match_over", "match_not_active"})
 
 # A stream is quiet for at most 15 s between heartbeats.
 STREAM_TIMEOUT = httpx.Timeout(30.0, read=45.0)
+# Connections to a seat's stream that may fail in a row before the client gives up.
+STREAM_RETRIES = 10
 
 # (route label, response, seconds) for every answered request, for whoever measures.
 Observer = Callable[[str, httpx.Response, float], None]
@@ -410,15 +412,22 @@ class SeatClient:
         resume: int | None = None
         match: dict[str, Any] = {}
         path = f"/matches/{self.match_id}/seat-stream/"
+        failures = 0
         while match.get("status") not in ("finished", "aborted"):
             try:
                 for state_id, _kind, state in server_sent_events(self.api, path, last_id=resume):
-                    resume, match = state_id, state
+                    resume, match, failures = state_id, state, 0
                     if state["legal_actions"] and state["version"] > acted_at:
-                        acted_at = state["version"]
                         self._act_once(state)
+                        acted_at = state["version"]  # acted, or lost a race to a newer one
             except httpx.TransportError:
-                time.sleep(1)  # the server went away (a deploy): reconnect and resume
+                failures += 1
+                if failures > STREAM_RETRIES:
+                    raise
+                # The server went away (a deploy), or an action's POST did: reconnect for
+                # the state as it is now, which may still be this turn.
+                resume = None
+            time.sleep(min(failures, 5) or 0.2)
         self._say(result_line(match))
         return match
 

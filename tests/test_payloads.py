@@ -47,6 +47,11 @@ def test_render_sends_exactly_the_declared_fields_in_order():
     assert with_note["note"] == "n" and with_note["at"] is None
 
 
+def test_render_sends_null_for_a_missing_nullable_field_as_drf_does():
+    owner = SimpleNamespace(id=1, name="ann")
+    assert render(Shape, {"pk": 1, "owner": owner, "others": []})["at"] is None
+
+
 def test_render_refuses_a_required_field_it_has_no_value_for():
     with pytest.raises(KeyError, match=r"Shape\.owner"):
         render(Shape, {"pk": 1, "others": [], "at": None})

@@ -443,7 +443,8 @@ class SeatStreamSchema(APIView):
                     "dice, `legal_actions`, `version`, the deadline), first as it is now, "
                     "then once per change (a move, a round, a timeout, a start or an end; "
                     "not chat). `id:` is the match's `event_seq` at that state: resume "
-                    "with `Last-Event-ID` (a state is sent only if the match changed since). "
+                    "with `Last-Event-ID` (the state comes again if anything, chat too, was "
+                    "written since: compare its `version`). "
                     "A `: heartbeat` comment every 15 s; the stream ends after the state "
                     "in which the match finished or was aborted, and when you lose your "
                     "seat, your token, or your account. A whole match plays from this "
@@ -506,6 +507,10 @@ async def _seat_stream_body(
                     view = await db(_seat_view, match_id, user)
                     if view is None:
                         return  # the seat is gone: nothing more of this match is theirs
+                    # A revocation noticed during the read: when it came is unknown, so
+                    # nothing read then is sent.
+                    if sub.take_woken(*_session_key(user.pk)) and await token_problem(request):
+                        return
                     moved = (view["version"], view["status"]) != sent
                     if moved and (after is None or view["event_seq"] > after):
                         yield sse_event(view["event_seq"], "state", view)
