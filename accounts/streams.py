@@ -5,10 +5,8 @@ while it waits (see `core.live`)."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import AsyncIterator
 
-from django.conf import settings
 from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
@@ -24,8 +22,7 @@ from accounts.events import (
 from core import notifications
 from core.errors import TooManyStreams
 from core.live import (
-    HEARTBEAT,
-    RECHECK_SECONDS,
+    Pulse,
     StreamSlot,
     can_stream,
     db,
@@ -94,14 +91,13 @@ async def _account_stream_body(
     request: Request, slot: StreamSlot, after: int | None
 ) -> AsyncIterator[bytes]:
     user_id = request.user.pk
-    heartbeat = settings.STREAM_HEARTBEAT_SECONDS
     hub = notifications.hub()
     try:
         async with hub.subscribe((CHANNEL, user_id), (SESSIONS_CHANNEL, user_id)) as sub:
             # Read after subscribing: an event committed meanwhile still wakes the stream.
             if after is None:
                 after = await db(account_last_seq, user_id=user_id)
-            beat_due = time.monotonic() + heartbeat
+            pulse = Pulse()
             read = True
             while not sub.closing:
                 if read:
@@ -113,18 +109,13 @@ async def _account_stream_body(
                         continue  # a full page, maybe: read on before waiting
                     if not can_stream():
                         return
-                timeout = beat_due - time.monotonic()
-                if not sub.reliable:
-                    timeout = min(timeout, RECHECK_SECONDS)
-                woken = await sub.wait(timeout)
+                woken, _now, beat = await pulse.wait(sub)
                 if sub.take_woken(SESSIONS_CHANNEL, user_id) and not await token_still_valid(
                     request
                 ):
                     return
-                now = time.monotonic()
-                if not woken and now >= beat_due:
-                    yield HEARTBEAT
-                    beat_due = now + heartbeat
+                if beat:
+                    yield beat
                 # Silence the listener vouches for needs no read.
                 read = woken or not sub.reliable
     finally:

@@ -174,6 +174,26 @@ RECHECK_SECONDS = 5.0
 HEARTBEAT = b": heartbeat\n\n"
 
 
+class Pulse:
+    """How a stream waits between reads: until its subscription wakes it, or its next
+    heartbeat is due (or, while the listener cannot vouch for silence, a re-check)."""
+
+    def __init__(self) -> None:
+        self.due = time.monotonic() + settings.STREAM_HEARTBEAT_SECONDS
+
+    async def wait(self, sub: notifications.Subscription) -> tuple[bool, float, bytes]:
+        """(woken, when the wait ended, a heartbeat to send now or b"")."""
+        timeout = self.due - time.monotonic()
+        if not sub.reliable:
+            timeout = min(timeout, RECHECK_SECONDS)
+        woken = await sub.wait(timeout)
+        now = time.monotonic()
+        if woken or now < self.due:
+            return woken, now, b""
+        self.due = now + settings.STREAM_HEARTBEAT_SECONDS
+        return woken, now, HEARTBEAT
+
+
 def sse_response(body: AsyncIterator[bytes]) -> StreamingHttpResponse:
     response = StreamingHttpResponse(body, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"

@@ -17,7 +17,6 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
-from django.conf import settings
 from django.http import HttpResponse, JsonResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import exceptions, serializers
@@ -29,8 +28,8 @@ from accounts.models import User
 from core import notifications
 from core.errors import DomainError, TooManyStreams
 from core.live import (
-    HEARTBEAT,
     RECHECK_SECONDS,
+    Pulse,
     StreamSlot,
     can_stream,
     db,
@@ -389,7 +388,6 @@ async def _match_stream_body(
     request: Request, slot: StreamSlot, match: Match, after: int
 ) -> AsyncIterator[bytes]:
     user_id = request.user.pk
-    heartbeat = settings.STREAM_HEARTBEAT_SECONDS
     ended = match.status in ENDED
     hub = notifications.hub()
     try:
@@ -398,7 +396,7 @@ async def _match_stream_body(
             sight = _Sight(request, sub, match.pk, after, private_seq)
             with _Following(match.pk) as log:
                 fresh_since = time.monotonic()
-                beat_due = fresh_since + heartbeat
+                pulse = Pulse()
                 read = True
                 while not sub.closing:
                     if read:
@@ -413,14 +411,9 @@ async def _match_stream_body(
                             continue  # a full page, maybe: read on before waiting
                         if ended or not can_stream():
                             return
-                    timeout = beat_due - time.monotonic()
-                    if not sub.reliable:
-                        timeout = min(timeout, RECHECK_SECONDS)
-                    woken = await sub.wait(timeout)
-                    now = time.monotonic()
-                    if not woken and now >= beat_due:
-                        yield HEARTBEAT
-                        beat_due = now + heartbeat
+                    woken, now, beat = await pulse.wait(sub)
+                    if beat:
+                        yield beat
                     # Silence the listener vouches for needs no read.
                     read = woken or not sub.reliable
                     if read:
@@ -493,12 +486,11 @@ async def _seat_stream_body(
     """One view read per wake-up (the match's events channel): a `state` when the match's
     version or status moved since the last one sent."""
     user = request.user
-    heartbeat = settings.STREAM_HEARTBEAT_SECONDS
     sent: tuple[int, str] | None = None
     hub = notifications.hub()
     try:
         async with hub.subscribe((CHANNEL, match_id), _session_key(user.pk)) as sub:
-            beat_due = time.monotonic() + heartbeat
+            pulse = Pulse()
             read = True
             while not sub.closing:
                 if sub.take_woken(*_session_key(user.pk)) and await token_problem(request):
@@ -517,14 +509,9 @@ async def _seat_stream_body(
                     sent = (view["version"], view["status"])
                     if view["status"] in ENDED or not can_stream():
                         return
-                timeout = beat_due - time.monotonic()
-                if not sub.reliable:
-                    timeout = min(timeout, RECHECK_SECONDS)
-                woken = await sub.wait(timeout)
-                now = time.monotonic()
-                if not woken and now >= beat_due:
-                    yield HEARTBEAT
-                    beat_due = now + heartbeat
+                woken, _now, beat = await pulse.wait(sub)
+                if beat:
+                    yield beat
                 read = woken or not sub.reliable
     finally:
         slot.release()
