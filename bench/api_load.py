@@ -6,6 +6,7 @@
     .venv/bin/python bench/api_load.py --web-processes 1,2        # each in turn
     .venv/bin/python bench/api_load.py --server-root /path/to/other/checkout  # "before"
     .venv/bin/python bench/api_load.py --seat-stream   # clients play from their seat's stream
+    .venv/bin/python bench/api_load.py --stream   # both ways, one after the other, same server
 
 Without --base-url it starts the server exactly as `make run` does
 (`python -m scripts.stack run`: embedded PostgreSQL and Redis, migrations, then gunicorn,
@@ -13,11 +14,20 @@ Celery worker and beat under scripts/supervise.py) in a temporary DATA_DIR on a 
 per-user, anonymous and registration throttles raised so the load is not throttled, and stops it
 with SIGINT to its process group at the end.
 
-Every client is an `examples/client.py` SeatClient (public API only). After each of its
-actions a client also calls `GET /api/v1/me/`, so the cheapest authenticated read is
-measured in the same run, under the same load, as the baseline: the goal is a POST
-action p50 within 2x of the GET /me/ p50. Errors are every non-2xx answer except the
-409s of expected races (stale_version, not_your_turn, idempotency_key_in_use).
+Every client is an `examples/client.py` SeatClient (public API only). Two ways to play:
+
+* requests (the default): long-poll the match's events, re-read the match, POST the
+  action, and after each action call `GET /api/v1/me/`, so the cheapest authenticated read
+  is measured in the same run, under the same load, as the baseline: the goal is a POST
+  action p50 within 2x of the GET /me/ p50. Four requests a move.
+* seat stream (`--seat-stream`): follow the seat's own stream and POST the action: one
+  request a move (the stream's messages are the reads). No baseline call.
+
+`--stream` plays both, one after the other on the same server, and prints them side by
+side with the goals of issue 24: at most 5 ms of server CPU per move (all processes), and
+at least 200 moves/s with POST p99 under 100 ms from the seat stream. Errors are every
+non-2xx answer except the 409s of expected races (stale_version, not_your_turn,
+idempotency_key_in_use).
 
 `--web-processes` sets gunicorn's worker processes (WEB_CONCURRENCY). The server's CPU
 per action is the CPU time (user + system, from /proc) its processes used during play,
@@ -292,6 +302,7 @@ class Plan:
     matches_per_client: int | None
     duration: float
     seat_stream: bool = False  # play from each seat's stream instead of long polls
+    baseline: bool = True  # a GET /me after each action (the requests way only)
     deadline: float = 0.0  # monotonic, set when play starts; no new match after it
 
     def another(self, played: int) -> bool:
@@ -305,7 +316,9 @@ def seat_player(api: Api, stats: Stats, match_id: int, seed: int, plan: Plan) ->
         # The baseline read, interleaved with the play of the same client.
         api.get("/me/", route="GET me")
 
-    seat = SeatClient(api, match_id, rng=random.Random(seed), log=None, after_action=me)
+    seat = SeatClient(
+        api, match_id, rng=random.Random(seed), log=None, after_action=me if plan.baseline else None
+    )
     final = seat.play_from_stream() if plan.seat_stream else seat.play()
     with stats.lock:
         stats.actions += seat.actions
@@ -463,42 +476,84 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--server-root", type=Path, default=ROOT, help="the checkout whose server to start"
     )
-    parser.add_argument(
+    ways = parser.add_mutually_exclusive_group()
+    ways.add_argument(
         "--seat-stream",
         action="store_true",
         help="clients play from their seat's stream (one POST a turn) instead of long polls",
     )
+    ways.add_argument(
+        "--stream",
+        action="store_true",
+        help="play both ways, one after the other on the same server, and compare them",
+    )
     args = parser.parse_args(argv)
     if args.clients < args.players_per_match:
         parser.error("--clients must be at least --players-per-match")
+    ways = [False, True] if args.stream else [args.seat_stream]
 
     failed = False
     for web_processes in [int(n) for n in args.web_processes.split(",")]:
-        stats = Stats()
-        plan = Plan(
-            base_url="",
-            players=args.players_per_match,
-            rulesets=args.ruleset.split(","),
-            matches_per_client=args.matches_per_client,
-            duration=args.duration,
-            seat_stream=args.seat_stream,
-        )
+        runs: list[tuple[str, Stats, float, dict[str, float]]] = []
+
+        def keep(runs: list = runs) -> bool:
+            return args.keep_log or any(stats.errors for _, stats, _, _ in runs)
+
         server = (
             contextlib.nullcontext(Server(args.base_url.rstrip("/")))
             if args.base_url
             # A run with errors keeps the server's log for the post-mortem.
             else local_server(
-                lambda stats=stats: args.keep_log or bool(stats.errors),
-                web_processes=web_processes,
-                server_root=args.server_root.resolve(),
+                keep, web_processes=web_processes, server_root=args.server_root.resolve()
             )
         )
         with server as running:
-            plan.base_url = running.base_url
-            elapsed, cpu = run_load(plan, args.clients, stats, running)
-        ratio = report(stats, args.clients, args.players_per_match, elapsed, cpu)
-        failed = failed or bool(stats.errors) or ratio is None
+            for seat_stream in ways:
+                stats = Stats()
+                plan = Plan(
+                    base_url=running.base_url,
+                    players=args.players_per_match,
+                    rulesets=args.ruleset.split(","),
+                    matches_per_client=args.matches_per_client,
+                    duration=args.duration,
+                    seat_stream=seat_stream,
+                    baseline=not seat_stream,
+                )
+                runs.append(
+                    (WAYS[seat_stream], stats, *run_load(plan, args.clients, stats, running))
+                )
+        for way, stats, elapsed, cpu in runs:
+            print(f"\n--- {way} ---")
+            ratio = report(stats, args.clients, args.players_per_match, elapsed, cpu)
+            failed = failed or bool(stats.errors) or (way == WAYS[False] and ratio is None)
+        if len(runs) > 1:
+            compare(runs)
     return 1 if failed else 0
+
+
+WAYS = {False: "requests (long poll, GET match, POST, GET me)", True: "seat stream (+ POST)"}
+
+
+def compare(runs: list[tuple[str, Stats, float, dict[str, float]]]) -> None:
+    """The ways side by side, with issue 24's goals for the seat stream."""
+    print(f"\n{'way':<48}{'moves/s':>9}{'CPU/move web':>14}{'all':>7}{'POST p50':>10}{'p99':>8}")
+    for way, stats, elapsed, cpu in runs:
+        posts = stats.latencies.get("POST actions") or [0.0]
+        moves = max(stats.actions, 1)
+        print(
+            f"{way:<48}{stats.actions / elapsed:>9.1f}{cpu['web'] / moves * 1000:>11.1f} ms"
+            f"{cpu['all'] / moves * 1000:>7.1f}{percentile(posts, 50) * 1000:>10.1f}"
+            f"{percentile(posts, 99) * 1000:>8.1f}"
+        )
+    _, stats, elapsed, cpu = runs[-1]
+    per_move = cpu["all"] / max(stats.actions, 1) * 1000
+    rate = stats.actions / elapsed
+    p99 = percentile(stats.latencies.get("POST actions") or [0.0], 99) * 1000
+    print(
+        f"goals (seat stream): CPU per move {per_move:.1f} ms <= 5 ms: "
+        f"{'met' if per_move <= 5 else 'NOT met'}; {rate:.0f} moves/s >= 200 with POST p99 "
+        f"{p99:.0f} ms < 100 ms: {'met' if rate >= 200 and p99 < 100 else 'NOT met'}"
+    )
 
 
 if __name__ == "__main__":
