@@ -6,7 +6,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from core.apis import ApiIndexApi
 from core.health import healthz
 from core.problems import API_NOT_FOUND, not_found
-from web.views import play_page
+from web.views import favicon, play_page
 
 api_v1 = [
     path("", ApiIndexApi.as_view(), name="api-index"),
@@ -19,6 +19,7 @@ api_v1 = [
 
 urlpatterns = [
     path("", play_page, name="play"),
+    path("favicon.ico", favicon, name="favicon"),
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),

@@ -2,8 +2,9 @@
 in the browser (no game data in the template), so it can show nobody's hidden dice that
 the API would not already send to that player."""
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import render
+from django.templatetags.static import static
 from django.views.decorators.http import require_safe
 
 # The bearer token lives in sessionStorage, where any script on the page could read it,
@@ -30,3 +31,9 @@ def play_page(request: HttpRequest) -> HttpResponse:
     response["Referrer-Policy"] = "no-referrer"
     response["Cache-Control"] = "no-cache"
     return response
+
+
+@require_safe
+def favicon(request: HttpRequest) -> HttpResponse:
+    """Browsers and bookmarks ask for `/favicon.ico` whatever the page links to."""
+    return HttpResponsePermanentRedirect(static("web/favicon.svg"))

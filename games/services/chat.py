@@ -1,5 +1,7 @@
 """Table talk: seated players post; muted players cannot."""
 
+from datetime import UTC
+
 from django.db import transaction
 from django.utils import timezone
 
@@ -21,7 +23,8 @@ def message_post(*, match_id: int, user: User, text: str) -> ChatMessage:
     if not match.seats.filter(player=user).exists():
         raise NotSeated("Only seated players can talk at this table.")
     if user.is_muted():
-        raise Muted(f"You are muted in chat until {user.chat_muted_until.isoformat()}.")
+        until = user.chat_muted_until.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+        raise Muted(f"You are muted in chat until {until}.")
     message = ChatMessage.objects.create(match=match, author=user, text=text)
     publish(
         match=match,

@@ -111,6 +111,9 @@ def test_mute_and_unmute(mod_client, moderator):
     assert response.status_code == 302
     refused = api.post(url, {"text": "hello?"}, format="json")
     assert refused.status_code == 403 and refused.json()["code"] == "muted"
+    until = User.objects.get(pk=loud.pk).chat_muted_until
+    # Readable, in UTC to the minute: not an ISO timestamp with microseconds.
+    assert until.strftime("until %Y-%m-%d %H:%M UTC.") in refused.json()["detail"]
     record = AuditRecord.objects.get(action=AuditAction.PLAYER_MUTE)
     assert record.target_user == loud and record.reason == "spam"
     assert record.details["until"] == User.objects.get(pk=loud.pk).chat_muted_until.isoformat()

@@ -11,7 +11,7 @@ from tests.factories import PlayerFactory
 
 pytestmark = pytest.mark.django_db
 
-MODULES = ["app.js", "api.js", "live.js", "table.js", "verify.js", "format.js", "dom.js"]
+MODULES = sorted(p.name for p in Path(finders.find("web/app.js")).parent.glob("*.js"))
 
 
 def test_the_page_is_served_at_the_root_with_a_strict_policy(client, django_assert_num_queries):
@@ -36,6 +36,14 @@ def test_the_page_carries_no_game_data_whoever_asks(client):
     player = PlayerFactory()
     client.force_login(player)
     assert client.get("/").content == anonymous
+
+
+def test_the_favicon_is_served_where_browsers_look(client):
+    assert 'rel="icon"' in client.get("/").content.decode()
+    response = client.get("/favicon.ico")
+    assert response.status_code == 301
+    icon = client.get(response["Location"])
+    assert icon.status_code == 200 and b"<svg" in b"".join(icon.streaming_content)
 
 
 def test_only_safe_methods_are_answered(client):

@@ -27,8 +27,8 @@ export function flash(message, kind = "info") {
 
 export function errorText(error) {
   if (!(error instanceof ApiError)) return `Network problem: ${error.message}`;
-  const fields = (error.problem.errors || []).map((e) => `${e.field ? e.field + ": " : ""}${e.detail}`);
-  return [error.message, ...fields].join(" ");
+  // A validation problem's detail already names each field's problem (its `errors`).
+  return error.message;
 }
 
 export function go(hash) {
