@@ -4,15 +4,17 @@ moderation actions (abort, force a timeout, hide a message), each asking for a r
 and going through `moderation.services`, which writes the audit record."""
 
 import json
+from datetime import timedelta
 
 from django.contrib import admin
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Subquery
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils import timezone
 from django.utils.html import format_html
 
 from core.admin import FilterLookupsOnly
@@ -23,6 +25,11 @@ from moderation.adminkit import reason_action
 from moderation.match_pages import round_rows, seat_names, seat_results
 
 HIDDEN_DICE_PERMISSION = "moderation.view_hidden_dice"
+# A running match this far past its turn deadline has lost its timeout: the sweep and
+# the timeout task should have moved it on long before.
+STUCK_AFTER = timedelta(minutes=1)
+# The list's timestamps, short enough for the whole row to fit 1280 px.
+SHORT_TIME = "%m-%d\u00a0%H:%M"  # a no-break space: one line each
 
 
 class ReadOnlyModelAdmin(admin.ModelAdmin):
@@ -52,6 +59,25 @@ class HasBotsFilter(admin.SimpleListFilter):
         return queryset
 
 
+class StuckFilter(admin.SimpleListFilter):
+    title = "turn"
+    parameter_name = "turn"
+
+    def lookups(self, request, model_admin):
+        return [("stuck", f"stuck (deadline passed {STUCK_AFTER.seconds // 60}+ min ago)")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "stuck":
+            return queryset.filter(
+                status=Match.Status.ACTIVE, turn_deadline__lt=timezone.now() - STUCK_AFTER
+            )
+        return queryset
+
+
+def short_time(moment) -> str:
+    return timezone.localtime(moment).strftime(SHORT_TIME) if moment else "-"
+
+
 @admin.register(Match)
 class MatchAdmin(FilterLookupsOnly, ReadOnlyModelAdmin):
     list_display = (
@@ -59,12 +85,20 @@ class MatchAdmin(FilterLookupsOnly, ReadOnlyModelAdmin):
         "ruleset",
         "status",
         "players",
-        "buy_in",
-        "ante",
-        "created_at",
-        "finished_at",
+        "stakes",
+        "created",
+        "last_move",
+        "finished",
     )
-    list_filter = ("status", "ruleset", "family", HasBotsFilter, "private", "created_at")
+    list_filter = (
+        "status",
+        StuckFilter,
+        "ruleset",
+        "family",
+        HasBotsFilter,
+        "private",
+        "created_at",
+    )
     search_fields = ("=id", "seats__player__username", "created_by__username")
     date_hierarchy = "created_at"
     list_select_related = ("created_by",)
@@ -107,7 +141,13 @@ class MatchAdmin(FilterLookupsOnly, ReadOnlyModelAdmin):
     actions = ["abort_matches", "force_turn_timeouts"]
 
     def get_queryset(self, request):
-        return super().get_queryset(request).prefetch_related("seats__player")
+        last_event = MatchEvent.objects.filter(match=OuterRef("pk")).order_by("-seq")
+        return (
+            super()
+            .get_queryset(request)
+            .prefetch_related("seats__player")
+            .annotate(last_move_at=Subquery(last_event.values("created_at")[:1]))
+        )
 
     def get_search_results(self, request, queryset, search_term):
         queryset, _duplicates = super().get_search_results(request, queryset, search_term)
@@ -116,6 +156,22 @@ class MatchAdmin(FilterLookupsOnly, ReadOnlyModelAdmin):
     @admin.display(description="players")
     def players(self, match: Match) -> str:
         return ", ".join(seat_names(sorted(match.seats.all(), key=lambda s: s.seat)).values())
+
+    @admin.display(description="buy-in / ante")
+    def stakes(self, match: Match) -> str:
+        return f"{match.buy_in} / {match.ante}"
+
+    @admin.display(description="created", ordering="created_at")
+    def created(self, match: Match) -> str:
+        return short_time(match.created_at)
+
+    @admin.display(description="last move", ordering="last_move_at")
+    def last_move(self, match: Match) -> str:
+        return short_time(match.last_move_at)
+
+    @admin.display(description="finished", ordering="finished_at")
+    def finished(self, match: Match) -> str:
+        return short_time(match.finished_at)
 
     # --- actions ---
 

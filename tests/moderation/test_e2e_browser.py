@@ -42,7 +42,7 @@ def wait_for_text(browser, text: str, seconds: float = 15) -> None:
     WebDriverWait(browser, seconds).until(lambda driver: text in driver.page_source)
 
 
-def test_moderator_aborts_a_match_and_sees_the_refund(live_asgi, browser):
+def test_moderator_aborts_a_match_and_sees_the_refund(live_asgi, browser, tmp_path):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -60,6 +60,12 @@ def test_moderator_aborts_a_match_and_sees_the_refund(live_asgi, browser):
     wait_for_text(browser, "Site administration")
 
     browser.get(live_asgi.url + reverse("admin:games_match_changelist"))
+    browser.save_screenshot(str(tmp_path / "match_list.png"))
+    # Every column, the last move and finish times included, fits 1280 px.
+    widths = browser.execute_script(
+        "return [document.documentElement.scrollWidth, window.innerWidth]"
+    )
+    assert widths[0] <= widths[1], widths
     search = browser.find_element(By.ID, "searchbar")
     search.send_keys(target.username)
     search.submit()

@@ -190,3 +190,21 @@ def test_list_filters_search_and_detail_page(mod_client):
         mod_client.post(reverse("admin:games_match_delete", args=[match.pk]), {"post": "yes"})
     ).status_code == 403
     assert Transfer.objects.filter(Q(scope=stakes.match_scope(match.pk))).exists()
+
+
+def test_the_list_shows_the_last_move_and_filters_stuck_matches(mod_client):
+    stuck, moving = (ActiveMatchFactory(ruleset="milton_bradley") for _ in range(2))
+    _play_one_round(moving)
+    last_event = MatchEvent.objects.filter(match=moving).order_by("-seq").first()
+    Match.objects.filter(pk=stuck.pk).update(
+        turn_deadline=timezone.now() - timezone.timedelta(minutes=2)
+    )
+    url = reverse("admin:games_match_changelist")
+
+    listed = mod_client.get(url).context["cl"].result_list
+    last_moves = {m.pk: m.last_move_at for m in listed}
+    assert last_moves[moving.pk] == last_event.created_at
+    assert ">Last move<" in mod_client.get(url).content.decode()  # the column
+
+    stuck_only = mod_client.get(url + "?turn=stuck").context["cl"].result_list
+    assert [m.pk for m in stuck_only] == [stuck.pk]
