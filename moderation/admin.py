@@ -11,9 +11,10 @@ from core.admin import FilterLookupsOnly, ReadOnlyAdmin
 from ledger.admin import AccountAdmin
 from ledger.models import Account
 from ledger.services import Movement
-from moderation.models import AuditAction, AuditRecord, SuspicionReport
+from moderation.adminkit import reason_action
+from moderation.models import AuditAction, AuditRecord, PlayerReport, SuspicionReport
 from moderation.selectors import MAX_REPORT_DAYS, suspicion_report
-from moderation.services import audit_record
+from moderation.services import audit_record, report_resolve
 
 # Registers the match, chat and player admins: moderation's too, as each action is audited.
 from . import match_admin, user_admin  # noqa: F401
@@ -38,6 +39,38 @@ class AuditRecordAdmin(FilterLookupsOnly, ReadOnlyAdmin):
     list_select_related = ("actor", "target_user", "match")
     date_hierarchy = "created_at"
     readonly_fields = [f.name for f in AuditRecord._meta.fields]
+
+
+@admin.register(PlayerReport)
+class PlayerReportAdmin(FilterLookupsOnly, ReadOnlyAdmin):
+    """Players' reports of each other, open ones first; resolving one asks for a note,
+    which goes to the audit trail."""
+
+    list_display = ("id", "created_at", "status", "reported", "reason", "reporter", "match")
+    list_filter = ("status", "reason", "created_at")
+    search_fields = ("reported__username", "reporter__username", "detail", "=match__id")
+    list_select_related = ("reported", "reporter", "match")
+    readonly_fields = [f.name for f in PlayerReport._meta.fields]
+    actions = ["resolve_reports"]
+
+    def get_ordering(self, request):
+        return ["status", "-id"]  # "open" before "resolved"
+
+    def has_resolve_permission(self, request) -> bool:
+        return request.user.has_perm("moderation.resolve_report")
+
+    @admin.action(description="Resolve the selected reports", permissions=["resolve"])
+    def resolve_reports(self, request, queryset):
+        return reason_action(
+            self,
+            request,
+            queryset,
+            title="Resolve reports",
+            done="Resolved",
+            apply=lambda report, form: report_resolve(
+                report_id=report.pk, moderator=request.user, reason=form.cleaned_data["reason"]
+            ),
+        )
 
 
 def _number(

@@ -23,3 +23,18 @@ class NothingToDo(ConflictError):
 
 class AuditImmutable(ModerationError):
     code = "audit_immutable"
+
+
+class CannotReportOneself(ModerationError):
+    code = "cannot_report_oneself"
+    title = "You cannot report yourself"
+
+
+class NotAtThatMatch(ModerationError):
+    code = "not_at_that_match"
+    title = "Name a match you both played"
+
+
+class AlreadyReported(ConflictError):
+    code = "already_reported"
+    title = "Already reported"

@@ -22,6 +22,7 @@ class AuditAction(models.TextChoices):
     MESSAGE_HIDE = "message_hide", "hide a chat message"
     CHIPS_ADJUST = "chips_adjust", "adjust chips"
     HIDDEN_DICE_VIEW = "hidden_dice_view", "view hidden dice"
+    REPORT_RESOLVE = "report_resolve", "resolve a player's report"
 
 
 class AuditRecordQuerySet(models.QuerySet):
@@ -91,3 +92,62 @@ class SuspicionReport(Match):
         proxy = True
         verbose_name = "suspicion report"
         verbose_name_plural = "suspicion report"
+
+
+class PlayerReport(models.Model):
+    """A player's report of another player, waiting for a moderator. Only moderators see
+    reports: the reported player is never told who reported them."""
+
+    class Reason(models.TextChoices):
+        CHEATING = "cheating", "cheating or collusion"
+        ABUSE = "abuse", "abuse in chat"
+        NAME = "name", "an offensive name"
+        STALLING = "stalling", "stalling or abandoning matches"
+        OTHER = "other", "something else"
+
+    class Status(models.TextChoices):
+        OPEN = "open"
+        RESOLVED = "resolved"
+
+    reporter = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reports_made"
+    )
+    reported = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reports_received"
+    )
+    match = models.ForeignKey(
+        Match, null=True, blank=True, on_delete=models.SET_NULL, related_name="player_reports"
+    )
+    reason = models.CharField(max_length=16, choices=Reason.choices)
+    detail = models.TextField(blank=True, max_length=1000)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="reports_resolved",
+    )
+
+    class Meta:
+        ordering = ["-id"]
+        permissions = [("resolve_report", "Can resolve players' reports")]
+        constraints = [
+            models.CheckConstraint(
+                condition=~models.Q(reporter=models.F("reported")),
+                name="moderation_report_not_of_oneself",
+            ),
+            # One open report per reporter, player and match (or none): a second press
+            # of the button adds nothing for moderators to wade through.
+            models.UniqueConstraint(
+                fields=["reporter", "reported", "match"],
+                condition=models.Q(status="open"),
+                nulls_distinct=False,
+                name="moderation_report_one_open",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.reporter_id} reports {self.reported_id}: {self.reason}"

@@ -24,17 +24,35 @@ PERMISSIONS = [
     ("moderation", "ban_player"),
     ("moderation", "mute_player"),
     ("moderation", "hide_message"),
+    ("moderation", "view_playerreport"),
+    ("moderation", "resolve_report"),
 ]
 
 
 def ensure_moderators_group(group_model: Any, permission_model: Any) -> Any:
     """Creates the group with exactly these permissions (models passed in, so migrations
-    can use their historical ones)."""
+    can use their historical ones). A migration sees only the permissions of the models
+    that exist at its point: the migration that adds a model runs this again."""
     group, _ = group_model.objects.get_or_create(name=MODERATORS)
     group.permissions.set(
         [
-            permission_model.objects.get(content_type__app_label=app_label, codename=codename)
+            permission
             for app_label, codename in PERMISSIONS
+            for permission in permission_model.objects.filter(
+                content_type__app_label=app_label, codename=codename
+            )
         ]
     )
     return group
+
+
+def refresh_moderators_group(apps: Any, schema_editor: Any) -> None:
+    """A migration's step: the group as PERMISSIONS lists it, with the permissions of the
+    models migrated so far (Django creates permissions only after all migrations)."""
+    from django.contrib.auth.management import create_permissions
+
+    for app_config in apps.get_app_configs():
+        app_config.models_module = True
+        create_permissions(app_config, apps=apps, verbosity=0)
+        app_config.models_module = None
+    ensure_moderators_group(apps.get_model("auth", "Group"), apps.get_model("auth", "Permission"))

@@ -6,16 +6,25 @@ writes the audit record; a moderator's change looks to players like any other ch
 from datetime import datetime
 from typing import Any
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from accounts import selectors as account_selectors
 from accounts.models import User
 from games import selectors as game_selectors
 from games import services as games
 from games.errors import MatchEnded, MessageHidden
 from games.models import ChatMessage, Match
-from moderation.errors import MuteInThePast, NotAllowed, NothingToDo, ReasonRequired
-from moderation.models import AuditAction, AuditRecord
+from moderation.errors import (
+    AlreadyReported,
+    CannotReportOneself,
+    MuteInThePast,
+    NotAllowed,
+    NotAtThatMatch,
+    NothingToDo,
+    ReasonRequired,
+)
+from moderation.models import AuditAction, AuditRecord, PlayerReport
 
 
 def _reason(reason: str) -> str:
@@ -238,3 +247,62 @@ def hidden_dice_view(*, match: Match, viewer: User) -> dict[str, Any] | None:
             details={"round": dice["round"], "version": match.version},
         )
     return dice
+
+
+# --- players' reports ------------------------------------------------------------------
+
+
+def player_report(
+    *, reporter: User, username: str, reason: str, detail: str = "", match_id: int | None = None
+) -> PlayerReport:
+    """Files `reporter`'s report of a player for the moderators, optionally about a match
+    both of them sat at (any other match is refused alike, so a report cannot probe
+    which private matches exist)."""
+    reported = account_selectors.player_get(username=username)
+    if reported.pk == reporter.pk:
+        raise CannotReportOneself("You cannot report yourself.")
+    match = None
+    if match_id is not None:
+        match = (
+            Match.objects.filter(pk=match_id, seats__player=reporter)
+            .filter(seats__player=reported)
+            .first()
+        )
+        if match is None:
+            raise NotAtThatMatch("You can only name a match at which you both sat.")
+    try:
+        with transaction.atomic():
+            return PlayerReport.objects.create(
+                reporter=reporter, reported=reported, match=match, reason=reason, detail=detail
+            )
+    except IntegrityError as exc:
+        if getattr(exc.__cause__, "diag", None) and (
+            exc.__cause__.diag.constraint_name == "moderation_report_one_open"
+        ):
+            raise AlreadyReported(
+                "You have already reported this; a moderator will look at it."
+            ) from exc
+        raise
+
+
+@transaction.atomic
+def report_resolve(*, report_id: int, moderator: User, reason: str) -> PlayerReport:
+    """Closes an open report with the moderator's note (in the audit trail)."""
+    reason = _reason(reason)
+    report = PlayerReport.objects.select_for_update().get(pk=report_id)
+    if report.status != PlayerReport.Status.OPEN:
+        raise NothingToDo("This report is already resolved.")
+    report.status = PlayerReport.Status.RESOLVED
+    report.resolved_at = timezone.now()
+    report.resolved_by = moderator
+    report.save(update_fields=["status", "resolved_at", "resolved_by"])
+    audit_record(
+        actor=moderator,
+        action=AuditAction.REPORT_RESOLVE,
+        reason=reason,
+        target=f"report #{report.pk} of {report.reported.username}",
+        target_user=report.reported,
+        match=report.match,
+        details={"report": report.pk, "reporter": report.reporter_id, "about": report.reason},
+    )
+    return report

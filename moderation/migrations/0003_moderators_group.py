@@ -2,19 +2,9 @@
 history, settings, groups or staff. `moderation.view_hidden_dice` is not in it: a
 superuser grants it to the few who need it."""
 
-from django.contrib.auth.management import create_permissions
 from django.db import migrations
 
-from moderation.permissions import MODERATORS, ensure_moderators_group
-
-
-def create_group(apps, schema_editor):
-    # Permissions are normally created after all migrations; this one needs them now.
-    for app_config in apps.get_app_configs():
-        app_config.models_module = True
-        create_permissions(app_config, apps=apps, verbosity=0)
-        app_config.models_module = None
-    ensure_moderators_group(apps.get_model("auth", "Group"), apps.get_model("auth", "Permission"))
+from moderation.permissions import MODERATORS, refresh_moderators_group
 
 
 def remove_group(apps, schema_editor):
@@ -31,4 +21,4 @@ class Migration(migrations.Migration):
         ("contenttypes", "0002_remove_content_type_name"),
     ]
 
-    operations = [migrations.RunPython(create_group, remove_group)]
+    operations = [migrations.RunPython(refresh_moderators_group, remove_group)]

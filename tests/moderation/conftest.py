@@ -12,6 +12,7 @@ CHANGELIST = {
     "match": "admin:games_match_changelist",
     "message": "admin:games_chatmessage_changelist",
     "user": "admin:accounts_user_changelist",
+    "report": "admin:moderation_playerreport_changelist",
 }
 
 
