@@ -17,7 +17,7 @@ from games import history, selectors
 from games.api.base import NewestFirst
 from games.errors import MatchNotFinished, NotExportable
 from games.serializers import PRESET_NAMES
-from games.shapes import RULES, MatchSummaryOutput, round_record
+from games.shapes import RULES, ExportDiceOutput, MatchSummaryOutput, round_record
 
 
 class PlayerMatchesQuery(CursorQuery):
@@ -41,7 +41,9 @@ class ExportReplayOutput(serializers.Serializer):
     creator_seat = serializers.IntegerField()
     opener_seat = serializers.IntegerField(allow_null=True)
     rolls = serializers.ListField(
-        child=serializers.IntegerField(), help_text="Every value the dice gave, in order."
+        child=serializers.IntegerField(),
+        help_text="Deprecated (removed in liarsdice-match/2): the flat form of `dice`, "
+        "every value drawn in order; poker ranks as 1..6.",
     )
     actions = serializers.ListField(
         child=serializers.DictField(),
@@ -88,6 +90,10 @@ class MatchExportOutput(serializers.Serializer):
         many=True,
         help_text="Every round record in full: dice, commitments and their salts, actions, "
         "result, chips.",
+    )
+    dice = ExportDiceOutput(
+        help_text="Every die of the match in structured form, with every commitment "
+        "published (docs/API.md, The dice of an export)."
     )
     result = ExportResultOutput()
     chips = ExportChipOutput(many=True, help_text="Every chip movement of the match.")
