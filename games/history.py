@@ -1,6 +1,7 @@
 """Reads of finished play: a player's matches, and a finished match exported whole (rules,
-seats, every round's dice and salts, every action, the dice rolled, results), enough for
-`engine.replay` to rebuild it exactly."""
+seats, every round's dice and salts, every action, every die in structured form with the
+commitments published, results), enough for `engine.replay` to rebuild it exactly and for
+a third party to check it (docs/API.md, "The dice of an export")."""
 
 from typing import Any
 

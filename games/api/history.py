@@ -35,7 +35,8 @@ class ExportSeatOutput(serializers.Serializer):
 
 class ExportReplayOutput(serializers.Serializer):
     """The arguments of the engine's `replay(rules, n_players, rolls, actions,
-    creator_seat=, opener_seat=)`, which rebuilds the final state exactly."""
+    creator_seat=, opener_seat=)`, which rebuilds the final state exactly; `rolls` is
+    the flat form of the export's `dice` (games.dice_log.rolls_from_dice)."""
 
     n_players = serializers.IntegerField()
     creator_seat = serializers.IntegerField()
@@ -131,7 +132,8 @@ class MatchExportApi(APIView):
         tags=["matches"],
         summary="A finished match in full, for replay",
         description="One self-contained document: rules, seats, every round's dice and "
-        "salts, every action, every die rolled, results and chips. `replay` holds what the "
+        "salts, every action, every die rolled (`dice`: per round the deal, each reroll "
+        "and every commitment published), results and chips. `replay` holds what the "
         "engine's replay needs to rebuild the match exactly. Only finished matches export: "
         "409 `match_not_finished` before that; 404 for a match you may not see.",
         extensions=problems(MatchNotFinished, NotExportable),
