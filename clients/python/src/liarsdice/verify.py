@@ -94,7 +94,7 @@ class Match:
     `expected_opener`."""
 
     def __init__(self, export: dict[str, Any], report: Report) -> None:
-        self.x = export
+        self.export = export
         self.rules = export["rules"]
         self.report = report
         self.n = export["replay"]["n_players"]
@@ -107,7 +107,7 @@ class Match:
 
     def expect(self, name: str, got: object, want: object) -> None:
         if got != want:
-            self.problem(f"{name} is {got!r}, the rules give {want!r}")
+            self.problem(f"{name} is {got!r}, expected {want!r}")
 
     def next_live(self, seat: int) -> int:
         for step in range(1, self.n + 1):
@@ -119,11 +119,12 @@ class Match:
         return seat if self.live[seat] else self.next_live(seat)
 
     def run(self) -> None:
-        records, dice = self.x["rounds"], self.x["dice"]
-        self.number = None
-        if "rolls" in self.x["replay"]:
+        records, dice = self.export["rounds"], self.export["dice"]
+        if "rolls" in self.export["replay"]:
             self.expect(
-                "replay.rolls", self.x["replay"]["rolls"], flat_rolls(self.x["family"], dice)
+                "replay.rolls",
+                self.export["replay"]["rolls"],
+                flat_rolls(self.export["family"], dice),
             )
         if len(records) != len(dice["rounds"]):
             self.problem("rounds and dice.rounds differ in length")
@@ -170,8 +171,8 @@ class Match:
             for s in group:
                 places[str(s)] = better + 1
             better += len(group)
-        self.expect("result.winner_seats", sorted(self.x["result"]["winner_seats"]), winners)
-        self.expect("result.placements", self.x["result"]["placements"], places)
+        self.expect("result.winner_seats", sorted(self.export["result"]["winner_seats"]), winners)
+        self.expect("result.placements", self.export["result"]["placements"], places)
 
 
 class CommonPool(Match):
@@ -182,8 +183,8 @@ class CommonPool(Match):
         self.palifico_next = False
 
     def first_opener(self, record: dict) -> int:
-        rule, replay = self.rules["first_opener"], self.x["replay"]
-        draw = self.x["dice"]["opener_draw"]
+        rule, replay = self.rules["first_opener"], self.export["replay"]
+        draw = self.export["dice"]["opener_draw"]
         if rule == "random":
             return draw if draw is not None else -1
         if rule == "creator":
@@ -355,7 +356,7 @@ class PokerDice(Match):
         self.lives = [self.rules["lives"]] * self.n
 
     def first_opener(self, record: dict) -> int:
-        named, draw = self.x["replay"]["opener_seat"], self.x["dice"]["opener_draw"]
+        named, draw = self.export["replay"]["opener_seat"], self.export["dice"]["opener_draw"]
         opener = named if named is not None else draw
         return -1 if opener is None else opener
 
