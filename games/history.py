@@ -1,6 +1,7 @@
 """Reads of finished play: a player's matches, and a finished match exported whole (rules,
-seats, every round's dice and salts, every action, the dice rolled, results), enough for
-`engine.replay` to rebuild it exactly."""
+seats, every round's dice and salts, every action, every die in structured form with the
+commitments published, results), enough for `engine.replay` to rebuild it exactly and for
+a third party to check it (docs/API.md, "The dice of an export")."""
 
 from typing import Any
 
@@ -8,8 +9,9 @@ from django.db.models import Q, QuerySet
 
 from accounts.models import User
 from games import engine
+from games.dice_log import dice_record
 from games.errors import MatchNotFinished, NotExportable
-from games.models import Match, MatchAction, RoundRecord, Seat
+from games.models import Match, MatchAction, MatchEvent, RoundRecord, Seat
 from games.selectors import match_get
 from games.services.table import player_ref
 from games.stakes import match_transfers
@@ -48,6 +50,15 @@ def match_export(*, match_id: int, user: User) -> dict[str, Any]:
         # Finished before the server kept its actions: the dice alone cannot rebuild it.
         raise NotExportable(f"Match {match.pk} finished before its actions were recorded.")
     seats = list(match.seats.select_related("player").order_by("seat"))
+    rounds = list(
+        RoundRecord.objects.filter(match=match).order_by("number").values_list("record", flat=True)
+    )
+    committed = MatchEvent.objects.filter(match=match, type="dice_committed").order_by("seq")
+    # The engine drew a seat for the first opener (common pool `random`) or player one
+    # (poker dice, none named) before any die.
+    drawn = match.rules.get("first_opener") == "random" or (
+        match.family == "poker_dice" and match.opener_seat is None
+    )
     return {
         "format": EXPORT_FORMAT,
         "id": match.pk,
@@ -75,10 +86,13 @@ def match_export(*, match_id: int, user: User) -> dict[str, Any]:
             "rolls": list(state.rolls),
             "actions": actions,
         },
-        "rounds": list(
-            RoundRecord.objects.filter(match=match)
-            .order_by("number")
-            .values_list("record", flat=True)
+        "rounds": rounds,
+        "dice": dice_record(
+            family=match.family,
+            opener_draw=rounds[0]["opener_seat"] if drawn else None,
+            rounds=rounds,
+            log=actions,
+            committed=list(committed.values_list("data", flat=True)),
         ),
         "result": {
             "winner_seats": list(match.winner_seats),

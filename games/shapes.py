@@ -599,6 +599,79 @@ def round_record(**kwargs) -> PolymorphicProxySerializer:
     )
 
 
+# --- the export's dice (docs/API.md, "The dice of an export") -------------------------
+
+
+class CommonPoolReroll(serializers.Serializer):
+    action = serializers.IntegerField(
+        help_text="Index of the showing action in the round's actions."
+    )
+    seat = serializers.IntegerField()
+    shown = serializers.ListField(
+        child=serializers.IntegerField(), help_text="The dice put face up from the cup."
+    )
+    rolled = serializers.ListField(
+        child=serializers.IntegerField(),
+        help_text="The seat's new cup: every die left in it, rolled again.",
+    )
+
+
+class CommonPoolRoundDice(serializers.Serializer):
+    number = serializers.IntegerField()
+    roll_off = serializers.ListField(
+        child=serializers.DictField(child=serializers.IntegerField()),
+        required=False,
+        help_text="first_opener roll_off (round 1): each roll-off round, seat -> die.",
+    )
+    deal = seat_map(
+        serializers.ListField(child=serializers.IntegerField()),
+        "Each live seat's cup as rolled when the round started.",
+    )
+    rerolls = CommonPoolReroll(many=True, help_text="Every show-and-reroll, in play order.")
+    commitments = seat_map(
+        serializers.ListField(child=serializers.CharField()),
+        "Each seat's dice commitments in the order published: the deal's, then one per "
+        "reroll that changed what it covers.",
+    )
+
+
+class PokerDiceReroll(serializers.Serializer):
+    action = serializers.IntegerField(help_text="Index of the reroll in the round's actions.")
+    seat = serializers.IntegerField()
+    held = serializers.ListField(
+        child=serializers.IntegerField(), help_text="Box indexes kept on the shelf."
+    )
+    rolled = serializers.ListField(
+        child=_rank(), help_text="The new dice, in box order of the indexes not held."
+    )
+    box = serializers.ListField(child=_rank(), help_text="The box after the shake.")
+
+
+class PokerDiceRoundDice(serializers.Serializer):
+    number = serializers.IntegerField()
+    deal = PokerDiceDice(help_text="The box as player one shook it.")
+    rerolls = PokerDiceReroll(many=True, help_text="Every shake after the first, in play order.")
+    commitments = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text='Key "box": the box\'s commitments in the order published: the first '
+        "shake's, then one per shake that changed the box.",
+    )
+
+
+class ExportDiceOutput(serializers.Serializer):
+    opener_draw = serializers.IntegerField(
+        allow_null=True,
+        help_text="The seat drawn at random to open round 1 (common pool first_opener "
+        "random; poker dice with no opener named), else null.",
+    )
+    rounds = PolymorphicProxySerializer(
+        component_name="RoundDice",
+        serializers=[CommonPoolRoundDice, PokerDiceRoundDice],
+        resource_type_field_name=None,
+        many=True,
+    )
+
+
 # --- lists -------------------------------------------------------------------------
 
 

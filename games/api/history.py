@@ -17,7 +17,7 @@ from games import history, selectors
 from games.api.base import NewestFirst
 from games.errors import MatchNotFinished, NotExportable
 from games.serializers import PRESET_NAMES
-from games.shapes import RULES, MatchSummaryOutput, round_record
+from games.shapes import RULES, ExportDiceOutput, MatchSummaryOutput, round_record
 
 
 class PlayerMatchesQuery(CursorQuery):
@@ -35,13 +35,16 @@ class ExportSeatOutput(serializers.Serializer):
 
 class ExportReplayOutput(serializers.Serializer):
     """The arguments of the engine's `replay(rules, n_players, rolls, actions,
-    creator_seat=, opener_seat=)`, which rebuilds the final state exactly."""
+    creator_seat=, opener_seat=)`, which rebuilds the final state exactly; `rolls` is
+    the flat form of the export's `dice` (games.dice_log.rolls_from_dice)."""
 
     n_players = serializers.IntegerField()
     creator_seat = serializers.IntegerField()
     opener_seat = serializers.IntegerField(allow_null=True)
     rolls = serializers.ListField(
-        child=serializers.IntegerField(), help_text="Every value the dice gave, in order."
+        child=serializers.IntegerField(),
+        help_text="Deprecated (removed in liarsdice-match/2): the flat form of `dice`, "
+        "every value drawn in order; poker ranks as 1..6.",
     )
     actions = serializers.ListField(
         child=serializers.DictField(),
@@ -89,6 +92,10 @@ class MatchExportOutput(serializers.Serializer):
         help_text="Every round record in full: dice, commitments and their salts, actions, "
         "result, chips.",
     )
+    dice = ExportDiceOutput(
+        help_text="Every die of the match in structured form, with every commitment "
+        "published (docs/API.md, The dice of an export)."
+    )
     result = ExportResultOutput()
     chips = ExportChipOutput(many=True, help_text="Every chip movement of the match.")
 
@@ -125,7 +132,8 @@ class MatchExportApi(APIView):
         tags=["matches"],
         summary="A finished match in full, for replay",
         description="One self-contained document: rules, seats, every round's dice and "
-        "salts, every action, every die rolled, results and chips. `replay` holds what the "
+        "salts, every action, every die rolled (`dice`: per round the deal, each reroll "
+        "and every commitment published), results and chips. `replay` holds what the "
         "engine's replay needs to rebuild the match exactly. Only finished matches export: "
         "409 `match_not_finished` before that; 404 for a match you may not see.",
         extensions=problems(MatchNotFinished, NotExportable),

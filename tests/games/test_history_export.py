@@ -4,6 +4,7 @@ replay rebuilds exactly."""
 import random
 
 import pytest
+from liarsdice.verify import verify
 
 from games import engine
 from games.models import Match
@@ -55,6 +56,7 @@ def test_the_export_replays_to_the_final_state(ruleset, options):
         s.player.username for s in match.seats.order_by("seat")
     ]
     assert sum(c["amount"] for c in body["chips"] if c["kind"] == "buy_in") == 60
+    assert verify(body).ok, str(verify(body))
 
 
 def test_a_resigned_match_exports_the_forfeit_too():
