@@ -32,6 +32,7 @@ from accounts.throttles import (
     RegisterIpThrottle,
     RegisterUsernameThrottle,
     login_succeeded,
+    registration_failed,
 )
 from core.idempotency import IDEMPOTENCY_HEADER, IdempotentView, idempotent
 from core.inputs import validated
@@ -44,6 +45,12 @@ class RegisterApi(APIView):
     authentication_classes = []
     throttle_classes = [RegisterIpThrottle, RegisterUsernameThrottle, PerIpAnonThrottle]
 
+    def finalize_response(self, request: Request, response: Response, *args, **kwargs) -> Response:
+        # Only created accounts count against the address (RegisterIpThrottle).
+        if response.status_code != status.HTTP_201_CREATED:
+            registration_failed(request)
+        return super().finalize_response(request, response, *args, **kwargs)
+
     @extend_schema(
         request=RegisterInput,
         responses={201: RegisterOutput},
@@ -52,7 +59,8 @@ class RegisterApi(APIView):
         summary="Create an account and get its first token",
         description="Registers a player and returns a bearer token (shown once) for "
         "`Authorization: Bearer <token>`. The account starts with the signup chips. A taken "
-        "username or a weak password is a 400 naming the field.",
+        "username or a weak password is a 400 naming the field; only created accounts count "
+        "against the address's `register_ip` allowance.",
     )
     def post(self, request: Request) -> Response:
         user, raw_token = services.user_register(**validated(RegisterInput, request.data))

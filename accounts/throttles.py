@@ -1,38 +1,19 @@
 """Throttles with atomic counters in Redis (core.ratelimit), so limits hold across every
-web process and under concurrent requests. Rates are read when a request arrives, not at
-import time."""
+web process and under concurrent requests; each reports its numbers in the response's
+rate-limit headers (core.throttling)."""
 
 import hashlib
 import unicodedata
 
 from django.conf import settings
 from rest_framework.request import Request
-from rest_framework.settings import api_settings
-from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
+from rest_framework.throttling import BaseThrottle
 
 from core import ratelimit
+from core.throttling import QuotaThrottle, record, recorded
 
 
-class _AtomicRateThrottle(SimpleRateThrottle):
-    """DRF's sliding-window throttle with the check and the count in one Redis step."""
-
-    def get_rate(self) -> str | None:
-        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
-
-    def allow_request(self, request: Request, view: object) -> bool:
-        if self.rate is None:
-            return True
-        key = self.get_cache_key(request, view)
-        if key is None:
-            return True
-        self.verdict = ratelimit.hit(key, limit=self.num_requests, window_seconds=self.duration)
-        return self.verdict.allowed
-
-    def wait(self) -> float:
-        return self.verdict.wait_seconds
-
-
-class PerUserThrottle(_AtomicRateThrottle):
+class PerUserThrottle(QuotaThrottle):
     scope = "user"
 
     def get_cache_key(self, request: Request, view: object) -> str | None:
@@ -41,7 +22,7 @@ class PerUserThrottle(_AtomicRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": request.user.pk}
 
 
-class PerIpAnonThrottle(_AtomicRateThrottle):
+class PerIpAnonThrottle(QuotaThrottle):
     scope = "anon"
 
     def get_cache_key(self, request: Request, view: object) -> str | None:
@@ -50,14 +31,28 @@ class PerIpAnonThrottle(_AtomicRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
 
 
-class RegisterIpThrottle(_AtomicRateThrottle):
-    scope = "register_ip"
-
+class PerIpThrottle(QuotaThrottle):
     def get_cache_key(self, request: Request, view: object) -> str | None:
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
 
 
-class LoginIpThrottle(RegisterIpThrottle):
+class RegisterIpThrottle(PerIpThrottle):
+    """Accounts created per address. A registration counts when it starts (so concurrent
+    ones cannot all slip under the limit) and is given back when it creates nothing
+    (`registration_failed`): a taken name or a weak password costs no allowance. Failed
+    attempts stay bounded by the per-address anonymous rate and the per-username one."""
+
+    scope = "register_ip"
+
+
+def registration_failed(request: Request) -> None:
+    """The registration created no account: it no longer counts against its address."""
+    quota = recorded(request._request, RegisterIpThrottle.scope)
+    if quota is not None:
+        record(request._request, ratelimit.release(quota))
+
+
+class LoginIpThrottle(PerIpThrottle):
     scope = "login_ip"
 
 
@@ -72,7 +67,7 @@ def _username_ident(request: Request) -> str | None:
     return hashlib.sha256(normalized.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-class RegisterUsernameThrottle(_AtomicRateThrottle):
+class RegisterUsernameThrottle(QuotaThrottle):
     """Limits attempts at one username, whichever addresses they come from."""
 
     scope = "register_username"

@@ -8,29 +8,50 @@ from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
-# Link name -> URL name; `{...}` marks a path parameter the client fills in.
-INDEX_LINKS = {
+# Link name -> URL name, or (URL name, path parameters): every route of the API
+# (tests/api/test_consistency.py compares it with the URL conf). A parameter shows as
+# `{name}`, for the client to fill in.
+INDEX_LINKS: dict[str, str | tuple[str, ...]] = {
     "register": "register",
     "token": "token",
+    "tokens": "tokens",
+    "token_detail": ("token-detail", "token_id"),
     "me": "me",
     "my_transactions": "my-transactions",
-    "player": ("player-profile", {"username": "{username}"}),
+    "account_stream": "account-stream",
+    "player": ("player-profile", "username"),
+    "player_matches": ("player-matches", "username"),
+    "webhooks": "webhooks",
+    "webhook": ("webhook", "webhook_id"),
+    "webhook_deliveries": ("webhook-deliveries", "webhook_id"),
     "leaderboard": "leaderboard",
     "rulesets": "rulesets",
     "matches": "matches",
-    "match": ("match", {"match_id": 0}),
-    "match_events": ("match-events", {"match_id": 0}),
-    "match_stream": ("match-stream", {"match_id": 0}),
-    "seat_stream": ("match-seat-stream", {"match_id": 0}),
-    "match_export": ("match-export", {"match_id": 0}),
+    "match": ("match", "match_id"),
+    "match_join": ("match-join", "match_id"),
+    "match_leave": ("match-leave", "match_id"),
+    "match_bots": ("match-bots", "match_id"),
+    "match_start": ("match-start", "match_id"),
+    "match_actions": ("match-actions", "match_id"),
+    "match_resign": ("match-resign", "match_id"),
+    "match_rounds": ("match-rounds", "match_id"),
+    "match_messages": ("match-messages", "match_id"),
+    "match_events": ("match-events", "match_id"),
+    "match_stream": ("match-stream", "match_id"),
+    "seat_stream": ("match-seat-stream", "match_id"),
+    "match_export": ("match-export", "match_id"),
     "challenges": "challenges",
+    "challenge_accept": ("challenge-accept", "challenge_id"),
+    "challenge_decline": ("challenge-decline", "challenge_id"),
+    "challenge_cancel": ("challenge-cancel", "challenge_id"),
     "seeks": "seeks",
-    "account_stream": "account-stream",
-    "tokens": "tokens",
-    "webhooks": "webhooks",
+    "seek": ("seek", "seek_id"),
     "schema": "schema",
     "docs": "docs",
 }
+# Stand-ins reverse() accepts for any parameter (every one is an int or a str), swapped
+# for `{name}` in the URL it builds.
+_STAND_IN = 9_876_500
 
 
 class ApiIndexOutput(serializers.Serializer):
@@ -38,7 +59,8 @@ class ApiIndexOutput(serializers.Serializer):
     version = serializers.CharField()
     links = serializers.DictField(
         child=serializers.CharField(),
-        help_text="Absolute URLs by name; `{match_id}` and `{username}` are placeholders.",
+        help_text="Absolute URLs of every route by name; `{match_id}`, `{username}` and the "
+        "like are placeholders for a path parameter.",
     )
 
 
@@ -49,19 +71,16 @@ class ApiIndexApi(APIView):
         responses={200: ApiIndexOutput},
         tags=["index"],
         summary="Where everything is",
-        description="Links to every collection of the API, the OpenAPI schema and its "
-        "browsable docs. Needs no token.",
+        description="Links to every route of the API (path parameters as `{placeholders}`), "
+        "the OpenAPI schema and its browsable docs. Needs no token.",
     )
     def get(self, request: Request) -> Response:
         links = {}
         for name, target in INDEX_LINKS.items():
-            if isinstance(target, tuple):
-                url_name, kwargs = target
-                url = reverse(url_name, kwargs=kwargs, request=request)
-                # reverse() needs a value that fits the route and quotes braces: show
-                # the placeholder as written.
-                url = url.replace("/0/", "/{match_id}/").replace("%7B", "{").replace("%7D", "}")
-            else:
-                url = reverse(target, request=request)
+            url_name, *params = (target,) if isinstance(target, str) else target
+            stand_ins = {param: _STAND_IN + i for i, param in enumerate(params)}
+            url = reverse(url_name, kwargs=stand_ins, request=request)
+            for param, stand_in in stand_ins.items():
+                url = url.replace(f"/{stand_in}/", f"/{{{param}}}/")
             links[name] = url
         return Response({"name": "Liar's Dice API", "version": "v1", "links": links})

@@ -4,6 +4,7 @@ import time
 import uuid
 from collections.abc import Callable
 
+import redis
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.conf import settings
 from django.contrib.auth.middleware import AuthenticationMiddleware
@@ -27,6 +28,7 @@ from core.errors import (
 )
 from core.logging import current_request_id
 from core.problems import PROBLEM_CONTENT_TYPE, is_api_path, outage_response, problem_response
+from core.throttling import add_headers, count_unthrottled, needs_counting
 
 logger = logging.getLogger("liarsdice.request")
 
@@ -106,6 +108,35 @@ class RequestIdLoggingMiddleware(SyncAndAsyncMiddleware):
             },
         )
         return response
+
+
+class RateLimitHeadersMiddleware(SyncAndAsyncMiddleware):
+    """Writes the `RateLimit-Policy` and `RateLimit` headers on every API response,
+    counting against the default policies a request no throttle saw (core.throttling).
+    That count is a Redis trip, made in a worker thread under ASGI; with Redis down the
+    response goes without the headers rather than failing (and a 503, which may say
+    Redis is down, is not counted: its Retry-After says when to come back)."""
+
+    def __call__(self, request: HttpRequest):
+        if self.is_async:
+            return self._acall(request)
+        response = self.get_response(request)
+        if needs_counting(request, response):
+            self._count(request)
+        return add_headers(request, response)
+
+    async def _acall(self, request: HttpRequest) -> HttpResponse:
+        response = await self.get_response(request)
+        if needs_counting(request, response):
+            await sync_to_async(self._count)(request)
+        return add_headers(request, response)
+
+    @staticmethod
+    def _count(request: HttpRequest) -> None:
+        try:
+            count_unthrottled(request)
+        except redis.exceptions.RedisError:
+            logger.warning("rate limit not counted", extra={"path": request.path})
 
 
 class ProblemFallbackMiddleware(SyncAndAsyncMiddleware):

@@ -14,27 +14,34 @@ cache) under the cache's key prefix.
 
 import functools
 import hashlib
+import math
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import redis
 from django.conf import settings
 
 # A sliding window, like DRF's: the request passes if fewer than `limit` passed in the
-# last `window` ms. Returns 0 when it passes, else the ms until the oldest counted one
-# leaves the window.
+# last `window` ms, and is then counted under the member ARGV[3]. Returns {wait, remaining,
+# reset}: wait is 0 when it passes, else the ms until the oldest counted one leaves the
+# window; remaining is how many more may pass now; reset the ms until the oldest counted
+# one leaves (and one more may pass). One trip gives the verdict and the headers' numbers.
 _SLIDING_WINDOW = """
 local now = redis.call('TIME')
 local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 local limit, window = tonumber(ARGV[1]), tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now_ms - window)
-if redis.call('ZCARD', KEYS[1]) >= limit then
+local count = redis.call('ZCARD', KEYS[1])
+local wait = 0
+if count >= limit then
   local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-  return math.max(1, tonumber(oldest[2]) + window - now_ms)
+  wait = math.max(1, tonumber(oldest[2]) + window - now_ms)
+  return {wait, 0, wait}
 end
-redis.call('ZADD', KEYS[1], now_ms, now_ms .. ':' .. ARGV[3])
+redis.call('ZADD', KEYS[1], now_ms, ARGV[3])
 redis.call('PEXPIRE', KEYS[1], window)
-return 0
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return {0, limit - count - 1, math.max(1, tonumber(oldest[2]) + window - now_ms)}
 """
 
 # Growing back-off: `free` attempts pass at once; each later one must wait until the
@@ -78,15 +85,15 @@ def _sha1(script: str) -> str:
     return hashlib.sha1(script.encode()).hexdigest()
 
 
-def _run(script: str, key: str, *args: object) -> int:
+def _run(script: str, key: str, *args: object) -> object:
     """Runs `script` by its SHA1 (EVALSHA): a request sends a few bytes, not the whole
     script for Redis to hash again. A Redis that does not know it yet (new, restarted,
     flushed) gets it by EVAL, which also keeps it for the next time."""
     client = _client()
     try:
-        return int(client.evalsha(_sha1(script), 1, key, *args))
+        return client.evalsha(_sha1(script), 1, key, *args)
     except redis.exceptions.NoScriptError:
-        return int(client.eval(script, 1, key, *args))
+        return client.eval(script, 1, key, *args)
 
 
 def _key(name: str) -> str:
@@ -104,18 +111,56 @@ def _verdict(wait_ms: int) -> Verdict:
     return Verdict(allowed=wait_ms == 0, wait_seconds=wait_ms / 1000)
 
 
-def hit(name: str, *, limit: int, window_seconds: int) -> Verdict:
+@dataclass(frozen=True)
+class Quota:
+    """Where one sliding-window policy stands after a request: what the `RateLimit-Policy`
+    and `RateLimit` headers say. `member` names the request's entry in the window (empty
+    when it was refused, so not counted): `release` takes it back."""
+
+    policy: str
+    limit: int
+    window_seconds: int
+    remaining: int
+    reset_seconds: int
+    allowed: bool
+    wait_seconds: float
+    name: str
+    member: str
+
+
+def hit(policy: str, name: str, *, limit: int, window_seconds: int) -> Quota:
     """Counts a request against `limit` per sliding `window_seconds` under `name`; a
     refused request is not counted."""
-    wait_ms = _run(_SLIDING_WINDOW, _key(name), limit, window_seconds * 1000, secrets.token_hex(6))
-    return _verdict(wait_ms)
+    member = secrets.token_hex(8)
+    wait_ms, remaining, reset_ms = _run(
+        _SLIDING_WINDOW, _key(name), limit, window_seconds * 1000, member
+    )
+    return Quota(
+        policy=policy,
+        limit=limit,
+        window_seconds=window_seconds,
+        remaining=int(remaining),
+        reset_seconds=math.ceil(int(reset_ms) / 1000),
+        allowed=wait_ms == 0,
+        wait_seconds=int(wait_ms) / 1000,
+        name=name,
+        member=member if wait_ms == 0 else "",
+    )
+
+
+def release(quota: Quota) -> Quota:
+    """Takes back a counted request (one that should not have counted, known only once it
+    was served); the quota as it stands then."""
+    if not quota.member or not _client().zrem(_key(quota.name), quota.member):
+        return quota
+    return replace(quota, remaining=min(quota.limit, quota.remaining + 1), member="")
 
 
 def backoff_attempt(name: str, *, free: int, max_wait_seconds: int, memory_seconds: int) -> Verdict:
     """Counts an attempt under `name` (see `_BACKOFF`); attempts are forgotten
     `memory_seconds` after the last one, or at once by `backoff_reset`."""
     wait_ms = _run(_BACKOFF, _key(name), free, max_wait_seconds * 1000, memory_seconds * 1000)
-    return _verdict(wait_ms)
+    return _verdict(int(wait_ms))
 
 
 def backoff_reset(name: str) -> None:

@@ -147,6 +147,47 @@ def add_problem_responses(
     return result
 
 
+RATE_LIMIT_HEADERS: dict[str, dict[str, Any]] = {
+    "RateLimit-Policy": {
+        "description": "The quota policies that counted this request (IETF httpapi "
+        'draft): a list of `"<policy>";q=<requests>;w=<window seconds>`, one per policy.',
+        "schema": {"type": "string"},
+        "example": '"user";q=600;w=60',
+    },
+    "RateLimit": {
+        "description": "Where each policy of `RateLimit-Policy` stands after this request: "
+        '`"<policy>";r=<requests left>;t=<seconds until one more is allowed>`.',
+        "schema": {"type": "string"},
+        "example": '"user";r=598;t=41',
+    },
+}
+RETRY_AFTER_HEADER: dict[str, Any] = {
+    "description": "Seconds to wait before trying again.",
+    "schema": {"type": "integer", "minimum": 1},
+}
+
+
+def add_rate_limit_headers(
+    result: dict[str, Any], generator: Any, request: Any, public: bool
+) -> dict[str, Any]:
+    """drf-spectacular hook: the rate-limit headers on every response of every operation
+    (core.throttling), and `Retry-After` on its 429 and 503."""
+    headers = result.setdefault("components", {}).setdefault("headers", {})
+    headers.update(RATE_LIMIT_HEADERS)
+    headers["Retry-After"] = RETRY_AFTER_HEADER
+    for path_item in result.get("paths", {}).values():
+        for operation in path_item.values():
+            for status, response in operation.get("responses", {}).items():
+                listed = response.setdefault("headers", {})
+                names = [
+                    *RATE_LIMIT_HEADERS,
+                    *(["Retry-After"] if status in ("429", "503") else []),
+                ]
+                for name in names:
+                    listed[name] = {"$ref": f"#/components/headers/{name}"}
+    return result
+
+
 class ConstField(serializers.Field):
     """A field that always holds one string: a union's discriminator (`type`, `family`,
     `event`), `const` in the schema."""

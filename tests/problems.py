@@ -17,6 +17,7 @@ def assert_problem(response, status: int, code: str) -> dict:
     assert body["status"] == status
     assert {"type", "title", "detail"} <= set(body)
     _assert_documented(response, status, code)
+    _assert_rate_limit_headers(response)
     return body
 
 
@@ -32,6 +33,17 @@ def _assert_documented(response, status: int, code: str) -> None:
     assert f"`{code}`" in documented.get("description", ""), (
         f"{method} {path}: {status} `{code}` is not in the OpenAPI document "
         f"({documented.get('description')})"
+    )
+
+
+def _assert_rate_limit_headers(response) -> None:
+    """Every API answer reports its rate limits (core.throttling), errors included; a 503
+    may be Redis down, so it may go without."""
+    request = getattr(response, "request", None) or {}
+    if not request.get("PATH_INFO", "").startswith("/api/") or response.status_code == 503:
+        return
+    assert response.has_header("RateLimit-Policy") and response.has_header("RateLimit"), (
+        f"{request.get('PATH_INFO')} {response.status_code}: no rate-limit headers"
     )
 
 

@@ -43,6 +43,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "core.middleware.RequestIdLoggingMiddleware",
+    "core.middleware.RateLimitHeadersMiddleware",
     "core.middleware.ProblemFallbackMiddleware",
     "core.middleware.DependencyOutageMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -220,6 +221,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "core.schema.add_problem_responses",
+        "core.schema.add_rate_limit_headers",
         # The account events, the `webhooks` section and the streams' messages.
         "games.events.add_event_schemas",
     ],

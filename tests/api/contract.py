@@ -67,6 +67,8 @@ class Contract:
             f"{method} {template} answered {status}, which the schema does not list"
         )
         documented = operation["responses"][status]
+        missing = [h for h in documented.get("headers", {}) if not response.has_header(h)]
+        assert not missing, f"{method} {template} {status}: documented headers missing {missing}"
         if response.status_code == 204:
             return None
         content_type = response["Content-Type"].split(";")[0]

@@ -2,10 +2,14 @@
 the root, and operation descriptions written for clients."""
 
 import inspect
+import re
+from urllib.parse import urlsplit
 
 import pytest
-from django.urls import get_resolver
+from django.urls import URLResolver, get_resolver, resolve
 
+from config.urls import api_v1
+from core.apis import INDEX_LINKS
 from tests.conftest import client_for
 from tests.factories import PlayerFactory
 from tests.games.helpers import MATCHES, seated_players
@@ -71,6 +75,32 @@ def test_the_api_root_answers_an_index_of_links_and_the_site_root_is_not_a_404(a
         assert answer.status_code in (200, 401, 405), (name, url, answer.status_code)
     assert "{match_id}" in links["match"] and "{username}" in links["player"]
     assert links["match_stream"].endswith("/api/v1/matches/{match_id}/stream/")
+
+
+def _route_names(patterns) -> set[str]:
+    names = set()
+    for pattern in patterns:
+        if isinstance(pattern, URLResolver):
+            names |= _route_names(pattern.url_patterns)
+        elif pattern.name:
+            names.add(pattern.name)
+    return names
+
+
+@pytest.mark.django_db
+def test_the_index_links_every_route_of_the_api(api_client):
+    routes = _route_names(api_v1) - {"api-index"}
+    indexed = {t if isinstance(t, str) else t[0] for t in INDEX_LINKS.values()}
+    assert indexed == routes, {"missing": routes - indexed, "unknown": indexed - routes}
+    links = api_client.get("/api/v1/").json()["links"]
+    assert set(links) == set(INDEX_LINKS)
+    for name, url in links.items():
+        target = INDEX_LINKS[name]
+        url_name, *params = (target,) if isinstance(target, str) else target
+        path = urlsplit(url).path
+        assert re.findall(r"\{(\w+)\}", path) == params, (name, url)
+        # Filled in, each link reaches the route it names.
+        assert resolve(re.sub(r"\{\w+\}", "7", path)).url_name == url_name, (name, url)
 
 
 @pytest.mark.django_db
