@@ -4,7 +4,7 @@ server's bots: every preset to the end, and a server restart in the middle of a 
 import threading
 
 import pytest
-from liarsdice import BotRunner, Client
+from liarsdice import BotRunner, Client, Seek, accept_rulesets
 
 from examples.bot import Estimator
 from tests.servers import WebServer
@@ -89,3 +89,38 @@ def test_the_kit_plays_on_through_a_server_restart(celery_processes, new_client)
         assert our_actions(client, match.id, 0) == runner.actions
     finally:
         second.stop()
+
+
+def test_kits_accept_challenges_by_policy_and_meet_through_quick_play(live_asgi, new_client):
+    ann, bob = new_client(live_asgi.url, "pol"), new_client(live_asgi.url, "pol")
+    bob_name = bob.me()["username"]
+    refused = ann.challenge([bob_name], "perudo")
+    wanted = ann.challenge([bob_name], "classic")
+    lines: list[str] = []
+    hosts = BotRunner(Estimator(), ann, log=lines.append)
+    guest = BotRunner(Estimator(), bob, accept=accept_rulesets("classic"), log=lines.append)
+    runs = [run_in_background(hosts, 1), run_in_background(guest, 1)]
+    for thread, _ in runs:
+        thread.join(timeout=60)
+        assert not thread.is_alive(), lines
+    statuses = {c["id"]: c["status"] for c in ann.pages(ann.challenges(direction="outgoing"))}
+    assert statuses == {refused["id"]: "declined", wanted["id"]: "accepted"}
+    started = next(
+        c["match_id"] for c in ann.challenges(direction="outgoing")["results"] if c["match_id"]
+    )
+    assert [results[0].id for _, results in runs] == [started, started]
+    assert hosts.errors == guest.errors == []
+
+    # Both seek the same quick play: paired into one match, played to the end.
+    seekers = [
+        BotRunner(Estimator(), client, seek=Seek("wild_ones"), log=lines.append)
+        for client in (ann, bob)
+    ]
+    runs = [run_in_background(seeker, 1) for seeker in seekers]
+    for thread, _ in runs:
+        thread.join(timeout=90)
+        assert not thread.is_alive(), lines
+    matches = [results[0] for _, results in runs]
+    assert matches[0].id == matches[1].id and matches[0].status == "finished"
+    assert matches[0].ruleset == "wild_ones"
+    assert not [s for s in ann.pages(ann.seeks(status="waiting"))]

@@ -179,11 +179,11 @@ class BotRunner:
                 self._say(f"accepted challenge {challenge_id} from {challenge.challenger}")
             else:
                 self.client.decline_challenge(challenge_id)
-        except Conflict as exc:  # closed or expired meanwhile
-            self._say(f"challenge {challenge_id}: {exc.code}")
+        except ApiError as exc:  # closed or expired meanwhile, or refused
+            self._say(f"challenge {challenge_id}: {exc}")
 
     def _seek(self) -> None:
-        if self.seek is None or not self._room() or self._stopping.is_set():
+        if self.seek is None or self._done.is_set() or not self._room():
             return
         try:
             answer = self.client.seek(
@@ -231,10 +231,10 @@ class BotRunner:
             self._say(f"match {match_id}: {exc!r}")
             return
         if final is not None and final.over:
-            self._seek()
             with self._lock:
                 if self._wanted is not None and len(self.finished) >= self._wanted:
                     self._done.set()
+            self._seek()
 
     def play(self, match_id: int) -> Match | None:
         """Plays one seat of `match_id` from its seat stream until the match ends (or

@@ -110,10 +110,11 @@ class Client:
     ) -> Any:
         """The decoded body of a 2xx answer (None for 204); raises ApiError otherwise.
 
-        POSTs get an Idempotency-Key (a new one unless given), the same on every retry.
+        A signed-in POST gets an Idempotency-Key (a new one unless given), the same on
+        every retry; register and login have no caller to scope a key to, so go without.
         """
         headers = self.auth_headers() if auth else {}
-        if method == "POST":
+        if method == "POST" and auth:
             headers["Idempotency-Key"] = idempotency_key or uuid.uuid4().hex
         resend_safe = method in IDEMPOTENT_METHODS or "Idempotency-Key" in headers
         url = path if path.startswith("http") else API + path
