@@ -124,3 +124,16 @@ def test_kits_accept_challenges_by_policy_and_meet_through_quick_play(live_asgi,
     assert matches[0].id == matches[1].id and matches[0].status == "finished"
     assert matches[0].ruleset == "wild_ones"
     assert not [s for s in ann.pages(ann.seeks(status="waiting"))]
+
+
+def test_stop_ends_an_idle_runner_at_once(live_asgi, new_client):
+    client = new_client(live_asgi.url, "idle")
+    runner = BotRunner(Estimator(), client, log=None)
+    thread, results = run_in_background(runner, None)
+    pause = threading.Event()
+    while not (runner.account_stream and runner.account_stream.connections):
+        assert not pause.wait(0.05)
+    pause.wait(0.5)  # connected and reading: blocked until the next heartbeat
+    runner.stop()
+    thread.join(timeout=5)
+    assert not thread.is_alive() and results == []

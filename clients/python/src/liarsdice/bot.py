@@ -93,6 +93,7 @@ class BotRunner:
         self._lock = threading.Lock()
         self._playing: dict[int, threading.Thread] = {}
         self._streams: set[Stream] = set()
+        self.account_stream: Stream | None = None  # while run() runs
         self._wanted: int | None = None
         self._done = threading.Event()
 
@@ -106,7 +107,7 @@ class BotRunner:
         """Plays until stop() (or until `matches` matches have ended); returns the final
         state of every match that ended meanwhile."""
         self._wanted = matches
-        stream = self.client.account_stream(on_connect=self._catch_up)
+        stream = self.account_stream = self.client.account_stream(on_connect=self._catch_up)
         self._track(stream)
         watcher = threading.Thread(target=self._until_done, args=(stream,), daemon=True)
         watcher.start()
