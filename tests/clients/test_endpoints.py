@@ -22,10 +22,11 @@ def test_accounts_tokens_webhooks_wallet_and_rankings(live_asgi, new_client):
     assert {r["name"] for r in ann.rulesets()} >= {"classic", "poker_dice"}
 
     first = ann.token
-    ann.login(me["username"], PASSWORD, name="second")
+    ann.login(me["username"], PASSWORD, name="second", expires_in=3600)
     tokens = ann.pages(ann.tokens())
     named = {t["name"]: t for t in tokens}
-    assert named["second"]["current"] and "registration" in named
+    assert named["second"]["current"] and named["second"]["expires_at"]
+    assert named["registration"]["expires_at"] is None
     ann.revoke_token(named["registration"]["id"])
     stale = liarsdice.Client(live_asgi.url, first)
     with pytest.raises(liarsdice.NotAuthenticated) as caught:

@@ -180,14 +180,22 @@ class Client:
 
     @operation("POST", "/auth/token/")
     def login(
-        self, username: str, password: str, *, name: str | None = None, **fields: Any
+        self,
+        username: str,
+        password: str,
+        *,
+        name: str | None = None,
+        expires_in: int | None = None,
+        **fields: Any,
     ) -> dict[str, Any]:
         """Logs in and uses the new token from now on. `name` names the token (a login
-        with the same name replaces it where the server supports that); `fields` passes
-        what else the server takes (e.g. an expiry, scopes)."""
+        with the same name replaces it where the server supports that), `expires_in`
+        (seconds) makes it expire; `fields` passes what else the server takes (scopes)."""
         body = {"username": username, "password": password, **fields}
         if name is not None:
             body["name"] = name
+        if expires_in is not None:
+            body["expires_in"] = expires_in
         answer = self.request("POST", "/auth/token/", json=body, auth=False)
         self.token = answer["token"]
         return answer
