@@ -4,8 +4,10 @@
         --password 'a long secret' --create milton_bradley --players 2
     python examples/client.py --username bob --password 'another secret' --match 17
 
-It only uses what API.md promises (no server imports), so it doubles as a reference for
-other clients and as the player the load benchmark (bench/api_load.py) runs many times.
+It only uses what API.md promises (no server imports) over bare httpx calls, so it doubles
+as a reference for clients in other languages and as the player the load benchmark
+(bench/api_load.py) runs many times. In Python, the client library (clients/python, with
+its bot kit; examples/bot.py) does all of this for you.
 The loop: follow the seat's own stream (`seat-stream/`, Server-Sent Events: the match as
 GET answers it, once per change), and when `legal_actions` is non-empty pick one of them
 and POST it with `expected_version` and an `Idempotency-Key`: one request a turn.

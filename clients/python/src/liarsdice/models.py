@@ -1,0 +1,230 @@
+"""Typed views of the answers a bot reads, as the OpenAPI document (`/api/v1/schema/`)
+describes them; tests/clients/test_models.py checks each against its components.
+
+A model covering several components (the two rule families) has the union of their
+fields: the fields every one of them requires have no default, the others default to
+what their absence means. Fields the server adds later are ignored, not refused.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+from dataclasses import dataclass, field
+from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
+
+T = TypeVar("T")
+
+Action = dict[str, Any]  # what a bot sends, e.g. {"type": "bid", "quantity": 3, "face": 5}
+
+
+def decode(cls: type[T], data: dict[str, Any]) -> T:
+    """`data` (a decoded JSON object) as a `cls`, nested models included."""
+    hints = get_type_hints(cls)
+    known = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    return cls(
+        **{name: _convert(hints[name], value) for name, value in data.items() if name in known}
+    )
+
+
+def _convert(kind: Any, value: Any) -> Any:
+    if value is None:
+        return None
+    origin = get_origin(kind)
+    if origin in (Union, types.UnionType):
+        models = [a for a in get_args(kind) if dataclasses.is_dataclass(a)]
+        return decode(models[0], value) if models and isinstance(value, dict) else value
+    if origin is list:
+        (item,) = get_args(kind)
+        return [_convert(item, v) for v in value]
+    if dataclasses.is_dataclass(kind) and isinstance(value, dict):
+        return decode(kind, value)  # type: ignore[arg-type]
+    return value
+
+
+@dataclass(frozen=True)
+class PlayerRef:
+    id: int
+    username: str
+    is_bot: bool
+
+
+@dataclass(frozen=True)
+class Seat:
+    seat: int
+    player: PlayerRef
+    dice_count: int | None  # common pool
+    lives: int | None  # poker dice
+    stack: int
+    status: str  # playing | out | left
+
+
+@dataclass(frozen=True)
+class CurrentBid:
+    seat: int
+    quantity: int | None = None  # common pool
+    face: int | None = None
+    hand: list[str | None] | None = None  # poker dice
+    text: str | None = None
+
+
+@dataclass(frozen=True)
+class Pots:
+    round: int
+    game: int
+
+
+@dataclass(frozen=True)
+class Round:
+    """The round in play, as the caller may see it (`your_dice` is only yours)."""
+
+    number: int
+    opener_seat: int
+    turn_seat: int
+    turn_deadline: str | None
+    pots: Pots
+    dice_commitments: dict[str, str]
+    actions: list[dict[str, Any]]
+    current_bid: CurrentBid | None
+    your_dice: list[Any] | None  # faces 1-6, or poker ranks "9".."A"
+    shown_dice: dict[str, Any]
+    # common pool
+    dice_counts: dict[str, int] = field(default_factory=dict)
+    passed: list[int] = field(default_factory=list)
+    must_raise: bool = False
+    palifico: bool = False
+    roll_off: list[dict[str, int]] | None = None
+    # poker dice
+    phase: str | None = None
+    direction: str | None = None
+    lives: dict[str, int] = field(default_factory=dict)
+    shelf: list[int] | None = None
+
+
+@dataclass(frozen=True)
+class LegalAction:
+    """One entry of `legal_actions`; the fields of its `type` and family are set."""
+
+    type: str
+    min_quantity_by_face: dict[str, int] | None = None  # common pool bid
+    max_quantity: int | None = None
+    can_show: bool = False
+    max_show: int | None = None  # bid (before_raise), show_reroll
+    target_seats: list[int] | None = None  # common pool challenge
+    min_hand: list[str | None] | None = None  # poker dice bid
+    needs_direction: bool = False
+    max_hold: int | None = None  # poker dice reroll
+    hold_required: list[int] | None = None
+
+
+@dataclass(frozen=True)
+class Match:
+    """A match as `GET /matches/{id}/` and the seat stream answer the caller."""
+
+    id: int
+    status: str  # open | active | finished | aborted
+    ruleset: str
+    family: str  # common_pool | poker_dice
+    rules: dict[str, Any]
+    version: int
+    created_by: PlayerRef
+    max_players: int
+    turn_seconds: int
+    buy_in: int
+    ante: int
+    private: bool
+    on_timeout: str
+    max_timeouts: int
+    opener_seat: int | None
+    invite_code: str | None
+    event_seq: int
+    seats: list[Seat]
+    round: Round | None
+    last_round: dict[str, Any] | None
+    your_seat: int | None
+    legal_actions: list[LegalAction]
+    winner_seats: list[int]
+
+    @property
+    def over(self) -> bool:
+        return self.status in ("finished", "aborted")
+
+    def legal(self, kind: str) -> LegalAction | None:
+        """The legal action of type `kind`, or None when it may not be played now."""
+        return next((a for a in self.legal_actions if a.type == kind), None)
+
+    @property
+    def your_dice(self) -> list[Any]:
+        return list(self.round.your_dice or []) if self.round else []
+
+    @property
+    def dice_in_play(self) -> int:
+        return sum(s.dice_count or 0 for s in self.seats if s.status == "playing")
+
+
+@dataclass(frozen=True)
+class Event:
+    """One entry of a match's event log (`events/`, the match stream)."""
+
+    seq: int
+    type: str
+    data: dict[str, Any]
+    created_at: str
+
+
+@dataclass(frozen=True)
+class EventPage:
+    events: list[Event]
+    last_seq: int
+
+
+@dataclass(frozen=True)
+class AccountEvent:
+    """One event of the account stream: `id`, `type`, `created_at`, and the payload's
+    fields of its type in `data` (typed below for the ones the bot kit reads)."""
+
+    id: int
+    type: str
+    created_at: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, body: dict[str, Any]) -> AccountEvent:
+        rest = {k: v for k, v in body.items() if k not in ("id", "type", "created_at")}
+        return cls(id=body["id"], type=body["type"], created_at=body["created_at"], data=rest)
+
+
+@dataclass(frozen=True)
+class YourTurn:
+    id: int
+    type: str
+    created_at: str
+    match_id: int
+    seat: int
+    version: int
+    turn_deadline: str | None
+    seat_stream: str
+
+
+@dataclass(frozen=True)
+class ChallengeReceived:
+    id: int
+    type: str
+    created_at: str
+    challenge_id: int
+    challenger: str
+    ruleset: str
+    turn_seconds: int
+    buy_in: int
+    ante: int
+    expires_at: str
+
+
+@dataclass(frozen=True)
+class Problem:
+    type: str
+    title: str
+    status: int
+    detail: str
+    code: str
+    errors: list[dict[str, Any]] = field(default_factory=list)
