@@ -57,7 +57,7 @@ def challenge_create(
 ) -> Challenge:
     """Invites `usernames` (1 to 7 other players, not the server's bots)."""
     try:
-        rules = engine.rules_from_preset(ruleset, options or {})
+        engine.rules_from_preset(ruleset, options or {})  # refused now, not at acceptance
     except engine.EngineError as exc:
         raise rules_error(exc) from exc
     wanted = {name.lower() for name in usernames}
@@ -80,7 +80,7 @@ def challenge_create(
     challenge = Challenge.objects.create(
         challenger=user,
         ruleset=ruleset,
-        options=rules.to_dict() if options else {},
+        options=options or {},  # the overrides, as match_create takes them
         turn_seconds=turn_seconds,
         buy_in=buy_in,
         ante=ante,

@@ -81,6 +81,19 @@ def test_the_match_starts_when_every_challenged_player_accepts():
     )
 
 
+def test_a_challenge_with_options_starts_a_match_with_them():
+    (_alice, a), (_bob, b) = seated_players(2)
+    options = {"ones_wild": True, "dice_per_player": 3}
+    created = _challenge(a, [_bob.username], options=options)
+    assert created.status_code == 201, created.content
+    assert created.json()["options"] == options
+    accepted = b.post(f"{CHALLENGES}{created.json()['id']}/accept/", {}, format="json")
+    assert accepted.status_code == 200, accepted.content
+    match = Match.objects.get(pk=accepted.json()["match_id"])
+    assert match.status == "active"
+    assert {k: match.rules[k] for k in options} == options
+
+
 def test_accepting_never_tells_another_players_balance():
     """The challenger spent their chips after challenging: the last acceptance cannot
     start the match, and its refusal does not say what the challenger has left."""
