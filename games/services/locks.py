@@ -116,7 +116,10 @@ def challenges_lock(
 def seek_pool_lock(seek: Seek) -> None:
     """Locks the quick-play pool of `seek` (the same table settings) until the
     transaction ends, so its seeks are paired one at a time (step 1, before any seek)."""
-    key = f"seek:{seek.ruleset}:{seek.players}:{seek.turn_seconds}:{seek.buy_in}:{seek.ante}"
+    key = (
+        f"seek:{seek.ruleset}:{seek.players}:{seek.turn_seconds}:{seek.buy_in}:{seek.ante}"
+        f"{'' if seek.rated else ':casual'}"
+    )
     number = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big", signed=True)
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [number])
