@@ -172,3 +172,38 @@ class AlreadySeeking(ConflictError):
 
 class SeekClosed(ConflictError):
     code = "seek_closed"
+
+
+# --- ending by agreement, claiming, rematches ------------------------------------------
+
+
+class AbortTooLate(ConflictError):
+    """Abort by agreement is for round 1 only."""
+
+    code = "abort_too_late"
+
+
+class NoAbortProposal(ConflictError):
+    code = "no_abort_proposal"
+
+
+class AlreadyAgreed(ConflictError):
+    """You agreed to this abort, or accepted this rematch, already."""
+
+    code = "already_agreed"
+
+
+class OpponentsNotGone(ConflictError):
+    """Some opponent still plays their own turns: the win cannot be claimed."""
+
+    code = "opponents_not_gone"
+
+
+class NoRematchOffer(ConflictError):
+    code = "no_rematch_offer"
+
+
+class RematchStarted(ConflictError):
+    """The rematch of this match exists already (`rematch_id`)."""
+
+    code = "rematch_started"

@@ -177,6 +177,52 @@ class ChatData(serializers.Serializer):
     hidden = serializers.BooleanField(required=False, help_text="True once hidden.")
 
 
+class AbortProposedData(serializers.Serializer):
+    type = ConstField("abort_proposed")
+    seat = serializers.IntegerField(help_text="Who proposes to abort (round 1 only).")
+    agreed_seats = serializers.ListField(
+        child=serializers.IntegerField(), help_text="The seats agreeing so far (bots at once)."
+    )
+
+
+class AbortAgreedData(AbortProposedData):
+    type = ConstField("abort_agreed")
+
+
+class AbortWithdrawnData(serializers.Serializer):
+    type = ConstField("abort_withdrawn")
+    seat = serializers.IntegerField(help_text="Who withdrew or declined: the proposal is over.")
+
+
+class VictoryClaimedData(serializers.Serializer):
+    type = ConstField("victory_claimed")
+    seat = serializers.IntegerField(help_text="Who claims the win; the forfeits follow.")
+    gone_seats = serializers.ListField(child=serializers.IntegerField())
+
+
+class RematchOfferedData(serializers.Serializer):
+    type = ConstField("rematch_offered")
+    seat = serializers.IntegerField()
+    accepted_seats = serializers.ListField(
+        child=serializers.IntegerField(), help_text="The seats accepting so far (bots at once)."
+    )
+    expires_at = serializers.DateTimeField()
+
+
+class RematchAcceptedData(RematchOfferedData):
+    type = ConstField("rematch_accepted")
+
+
+class RematchDeclinedData(serializers.Serializer):
+    type = ConstField("rematch_declined")
+    seat = serializers.IntegerField(help_text="Who declined or withdrew: the offer is over.")
+
+
+class RematchStartedData(serializers.Serializer):
+    type = ConstField("rematch_started")
+    match_id = serializers.IntegerField(help_text="The new match.")
+
+
 def _either(name: str, pool: type, poker: type) -> PolymorphicProxySerializer:
     return PolymorphicProxySerializer(
         component_name=name, serializers=[pool, poker], resource_type_field_name=None
@@ -213,6 +259,14 @@ MATCH_EVENTS: dict[str, serializers.Serializer] = {
     "turn_timed_out": TurnTimedOutData,
     "player_resigned": PlayerResignedData,
     "chat": ChatData,
+    "abort_proposed": AbortProposedData,
+    "abort_agreed": AbortAgreedData,
+    "abort_withdrawn": AbortWithdrawnData,
+    "victory_claimed": VictoryClaimedData,
+    "rematch_offered": RematchOfferedData,
+    "rematch_accepted": RematchAcceptedData,
+    "rematch_declined": RematchDeclinedData,
+    "rematch_started": RematchStartedData,
 }
 
 
@@ -292,7 +346,8 @@ class YourTurn(AccountPayload):
 
 @account_event("match_finished")
 class MatchFinished(AccountPayload):
-    """A match you were seated at ended: finished by play or aborted by a moderator."""
+    """A match you were seated at ended: finished by play, or aborted (by a moderator or
+    by the players' agreement)."""
 
     match_id: MatchId
     seat: YourSeat
@@ -349,6 +404,17 @@ class SeekMatched(AccountPayload):
     seek_id: Annotated[int, "Your seek."]
     match_id: MatchId
     ruleset: str
+
+
+@account_event("rematch_offered")
+class RematchOffered(AccountPayload):
+    """A player of a finished match of yours offers a rematch: accept or decline before
+    `expires_at` (`POST /api/v1/matches/{match_id}/rematch/`)."""
+
+    match_id: Annotated[int, "The finished match: `GET /api/v1/matches/{match_id}/`."]
+    seat: YourSeat
+    offered_by: Annotated[str, "The offering player's username."]
+    expires_at: datetime
 
 
 # --- the schema -----------------------------------------------------------------------

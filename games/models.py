@@ -27,6 +27,8 @@ class Match(models.Model):
     buy_in = models.PositiveIntegerField(default=0)
     ante = models.PositiveIntegerField(default=0)
     private = models.BooleanField(default=False)
+    # Casual (False): the result changes no rating.
+    rated = models.BooleanField(default=True)
 
     class TimeoutPolicy(models.TextChoices):
         AUTO = "auto", "the cautious bot plays for the absent player"
@@ -54,6 +56,14 @@ class Match(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Abort by agreement in round 1: {"round": n, "seats": [seats agreed]}; it lapses
+    # once the match is in another round.
+    abort_proposal = models.JSONField(null=True, blank=True)
+    # A rematch offered once finished: {"seats": [seats accepted], "expires_at": "..."}.
+    rematch_offer = models.JSONField(null=True, blank=True)
+    rematch = models.OneToOneField(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="rematch_of"
+    )
 
     class Meta:
         verbose_name_plural = "matches"
@@ -199,6 +209,7 @@ class Challenge(models.Model):
     turn_seconds = models.PositiveIntegerField()
     buy_in = models.PositiveIntegerField(default=0)
     ante = models.PositiveIntegerField(default=0)
+    rated = models.BooleanField(default=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     match = models.ForeignKey(Match, on_delete=models.SET_NULL, null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
@@ -262,6 +273,8 @@ class Seek(models.Model):
     turn_seconds = models.PositiveIntegerField()
     buy_in = models.PositiveIntegerField(default=0)
     ante = models.PositiveIntegerField(default=0)
+    # Only seeks of the same kind (rated or casual) are paired.
+    rated = models.BooleanField(default=True)
     # The seeker's rating in the preset when the seek was made (pairing is nearest first).
     rating = models.FloatField()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.WAITING)

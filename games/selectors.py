@@ -1,10 +1,12 @@
 """Reads for matches. Every view of a match goes through the engine's `view_for`, the
 one place that decides what a seat may see."""
 
+from datetime import datetime
 from typing import Any
 
 from django.db.models import BigIntegerField, F, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
+from django.utils import timezone
 
 from accounts.models import User
 from core.payloads import render, timestamp
@@ -131,7 +133,37 @@ def match_view(
         last_round=last_round,
         your_seat=your,
         legal_actions=legal,
+        abort_proposal=_abort_proposal_view(match, state),
+        rematch_offer=_rematch_offer_view(match),
     )
+
+
+def abort_proposal_standing(match: Match, state: "engine.State | None") -> dict | None:
+    """A running match's abort proposal (`{"round", "seats"}`) while the round it was
+    made in is in play (it lapses when that round ends), else None."""
+    proposal = match.abort_proposal
+    if not proposal or match.status != Match.Status.ACTIVE or state is None:
+        return None
+    return proposal if proposal["round"] == engine.round_number(state) else None
+
+
+def rematch_offer_standing(match: Match) -> dict | None:
+    """A finished match's rematch offer (`{"seats", "expires_at"}`) until it is taken
+    up or expires, else None."""
+    offer = match.rematch_offer
+    if not offer or match.rematch_id is not None:
+        return None
+    return offer if datetime.fromisoformat(offer["expires_at"]) > timezone.now() else None
+
+
+def _abort_proposal_view(match: Match, state: "engine.State | None") -> dict | None:
+    proposal = abort_proposal_standing(match, state)
+    return proposal and {"round": proposal["round"], "agreed_seats": proposal["seats"]}
+
+
+def _rematch_offer_view(match: Match) -> dict | None:
+    offer = rematch_offer_standing(match)
+    return offer and {"accepted_seats": offer["seats"], "expires_at": offer["expires_at"]}
 
 
 def hidden_dice(*, match: Match) -> dict[str, Any] | None:

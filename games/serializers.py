@@ -24,6 +24,8 @@ from games.shapes import RuleOptionsInput
 
 PRESET_NAMES = sorted(engine.PRESETS)
 
+RATED_HELP = "false: a casual match, whose result changes no rating."
+
 
 # Every option of either family.
 OPTION_NAMES = frozenset(
@@ -64,6 +66,7 @@ class MatchCreateInput(StrictInput):
     buy_in = StrictIntegerField(min_value=0, max_value=1_000_000, required=False, default=0)
     ante = StrictIntegerField(min_value=0, max_value=1_000_000, required=False, default=0)
     private = StrictBooleanField(required=False, default=False)
+    rated = StrictBooleanField(required=False, default=True, help_text=RATED_HELP)
     bots = BotInput(many=True, required=False, default=list)
     on_timeout = serializers.ChoiceField(
         choices=["auto", "challenge", "forfeit"],
@@ -125,6 +128,16 @@ class ActionInput(StrictInput):
         max_length=MAX_HOLD,
     )
     expected_version = StrictIntegerField(required=False, min_value=0)
+
+
+class VersionInput(StrictInput):
+    """The body of a POST that changes a match and takes no other field."""
+
+    expected_version = StrictIntegerField(
+        required=False,
+        min_value=0,
+        help_text="The match's `version` you saw: refused with `stale_version` if it moved on.",
+    )
 
 
 class MessageInput(StrictInput):

@@ -529,6 +529,16 @@ class PokerDiceSeat(serializers.Serializer):
     status = serializers.ChoiceField(choices=["playing", "out", "left"])
 
 
+class AbortProposal(serializers.Serializer):
+    round = serializers.IntegerField(help_text="It lapses when this round ends.")
+    agreed_seats = serializers.ListField(child=serializers.IntegerField())
+
+
+class RematchOffer(serializers.Serializer):
+    accepted_seats = serializers.ListField(child=serializers.IntegerField())
+    expires_at = serializers.DateTimeField()
+
+
 class MatchBase(serializers.Serializer):
     id = serializers.IntegerField()
     status = serializers.ChoiceField(choices=["open", "active", "finished", "aborted"])
@@ -540,6 +550,7 @@ class MatchBase(serializers.Serializer):
     buy_in = serializers.IntegerField()
     ante = serializers.IntegerField()
     private = serializers.BooleanField()
+    rated = serializers.BooleanField(help_text="false: casual, no rating changes.")
     on_timeout = serializers.ChoiceField(choices=["auto", "challenge", "forfeit"])
     max_timeouts = serializers.IntegerField()
     opener_seat = serializers.IntegerField(
@@ -549,6 +560,15 @@ class MatchBase(serializers.Serializer):
     your_seat = serializers.IntegerField(allow_null=True)
     winner_seats = serializers.ListField(child=serializers.IntegerField())
     event_seq = serializers.IntegerField(help_text="Sequence number of the latest event.")
+    abort_proposal = AbortProposal(
+        allow_null=True, help_text="A proposal to abort, in round 1, while it stands."
+    )
+    rematch_offer = RematchOffer(
+        allow_null=True, help_text="A finished match's rematch offer, while it stands."
+    )
+    rematch_id = serializers.IntegerField(
+        allow_null=True, help_text="The rematch, once everyone accepted: move on to it."
+    )
 
 
 class CommonPoolMatch(MatchBase):
@@ -685,6 +705,7 @@ class MatchSummaryOutput(serializers.Serializer):
     buy_in = serializers.IntegerField()
     ante = serializers.IntegerField()
     private = serializers.BooleanField()
+    rated = serializers.BooleanField()
     created_by = PlayerRef()
     players = PlayerRef(many=True)
     created_at = serializers.DateTimeField()

@@ -8,6 +8,7 @@ from games.api import (
     history,
     leaderboard,
     matches,
+    rematch,
     rulesets,
     seeks,
     streams,
@@ -24,6 +25,25 @@ urlpatterns = [
     path("matches/<int:match_id>/start/", matches.MatchStartApi.as_view(), name="match-start"),
     path("matches/<int:match_id>/actions/", actions.MatchActionApi.as_view(), name="match-actions"),
     path("matches/<int:match_id>/resign/", actions.MatchResignApi.as_view(), name="match-resign"),
+    path("matches/<int:match_id>/abort/", actions.MatchAbortApi.as_view(), name="match-abort"),
+    path(
+        "matches/<int:match_id>/abort/withdraw/",
+        actions.MatchAbortWithdrawApi.as_view(),
+        name="match-abort-withdraw",
+    ),
+    path(
+        "matches/<int:match_id>/claim-victory/",
+        actions.MatchClaimVictoryApi.as_view(),
+        name="match-claim-victory",
+    ),
+    path(
+        "matches/<int:match_id>/rematch/", rematch.MatchRematchApi.as_view(), name="match-rematch"
+    ),
+    path(
+        "matches/<int:match_id>/rematch/decline/",
+        rematch.MatchRematchDeclineApi.as_view(),
+        name="match-rematch-decline",
+    ),
     path("matches/<int:match_id>/export/", history.MatchExportApi.as_view(), name="match-export"),
     path(
         "players/<str:username>/matches/",

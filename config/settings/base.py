@@ -292,6 +292,8 @@ BOT_TURN_DEADLINE_SECONDS = env.int("BOT_TURN_DEADLINE_SECONDS", default=20)
 # How long a challenge waits for its answers, and a quick-play seek for its table.
 CHALLENGE_TTL_SECONDS = env.int("CHALLENGE_TTL_SECONDS", default=15 * 60)
 SEEK_TTL_SECONDS = env.int("SEEK_TTL_SECONDS", default=10 * 60)
+# How long a finished match's rematch offer waits for the others' acceptance.
+REMATCH_TTL_SECONDS = env.int("REMATCH_TTL_SECONDS", default=5 * 60)
 # Turn-timeout tasks are scheduled only this far ahead (below the visibility timeout).
 # Later deadlines are the sweep's (at most SWEEP_SECONDS late, p99 1 s in
 # bench/timeouts.py): most turns end long before their deadline, and a task per move

@@ -1,4 +1,5 @@
-"""Play: a seat's action on its turn, and resigning a running match."""
+"""Play: a seat's action on its turn; resigning a running match, aborting it by
+agreement in round 1, claiming the win over gone opponents."""
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
@@ -9,17 +10,22 @@ from core.idempotency import IDEMPOTENCY_HEADER, idempotent
 from core.inputs import NoInput, validated
 from core.schema import problems
 from games import services
-from games.api.base import MatchApiBase
+from games.api.base import MatchApiBase, MatchStepApi, match_step_schema
+from games.engine.limits import CLAIM_AFTER_TIMEOUTS
 from games.errors import (
+    AbortTooLate,
     ActionNotAllowed,
     ActionOrRulesInvalid,
+    AlreadyAgreed,
     AlreadyOut,
     BidNotHigher,
     InvalidBid,
     MatchNotActive,
     MatchOver,
+    NoAbortProposal,
     NotSeated,
     NotYourTurn,
+    OpponentsNotGone,
     StaleVersion,
 )
 from games.serializers import ActionInput
@@ -77,3 +83,50 @@ class MatchResignApi(MatchApiBase):
     def post(self, request: Request, match_id: int) -> Response:
         validated(NoInput, request.data)
         return self.change_response(services.match_resign(match_id=match_id, user=request.user))
+
+
+_ENDING = (NotSeated, StaleVersion, MatchNotActive, AlreadyOut)
+
+
+@match_step_schema(
+    tag="play",
+    summary="Propose or agree to abort the match (round 1 only)",
+    description="The first call proposes (`abort_proposed`), the others agree "
+    "(`abort_agreed`); the server's bots agree at once. When every seat still playing "
+    "agrees, the match is aborted (`match_aborted`, reason `aborted by agreement`) and "
+    "every chip goes back as a moderator's abort gives it back. `abort_proposal` on the "
+    "match shows who agreed. Refused once round 2 is in play (`abort_too_late`); the "
+    "proposal lapses when round 1 ends.",
+    errors=(*_ENDING, AbortTooLate, AlreadyAgreed),
+)
+class MatchAbortApi(MatchStepApi):
+    def step(self, **arguments) -> services.MatchChange:
+        return services.match_abort_agree(**arguments)
+
+
+@match_step_schema(
+    tag="play",
+    summary="Withdraw or decline the proposal to abort",
+    description="Any seat still playing ends the standing proposal for everyone "
+    "(`abort_withdrawn`); it may be proposed again while round 1 lasts.",
+    errors=(*_ENDING, NoAbortProposal),
+)
+class MatchAbortWithdrawApi(MatchStepApi):
+    def step(self, **arguments) -> services.MatchChange:
+        return services.match_abort_withdraw(**arguments)
+
+
+@match_step_schema(
+    tag="play",
+    summary="Claim the win: every opponent is gone",
+    description="Allowed once every opponent still playing has had their last "
+    f"{CLAIM_AFTER_TIMEOUTS} turns played by the timeout policy (`turn_timed_out` "
+    "events, `consecutive`); else `opponents_not_gone`. Each is forfeited "
+    "(`victory_claimed`, then `player_out` with reason `forfeit`), and the match "
+    "finishes as any match does: you win (poker dice: the first forfeited seat buys "
+    "the jug and every other seat wins).",
+    errors=(*_ENDING, OpponentsNotGone),
+)
+class MatchClaimVictoryApi(MatchStepApi):
+    def step(self, **arguments) -> services.MatchChange:
+        return services.match_claim_victory(**arguments)

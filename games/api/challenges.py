@@ -8,7 +8,7 @@ from rest_framework.views import APIView
 
 from accounts.serializers import PlayerRef
 from core.errors import Problem
-from core.fields import StrictCharField, StrictIntegerField
+from core.fields import StrictBooleanField, StrictCharField, StrictIntegerField
 from core.idempotency import IDEMPOTENCY_HEADER, IdempotentView, idempotent
 from core.inputs import NoInput, StrictInput, validated
 from core.pagination import CursorQuery, cursor_page
@@ -18,7 +18,7 @@ from games import matchmaking, services
 from games.api.base import NewestFirst
 from games.errors import ChallengeClosed, ChallengeExpired, NotChallenged, NotChallenger
 from games.models import Challenge
-from games.serializers import PRESET_NAMES
+from games.serializers import PRESET_NAMES, RATED_HELP
 from ledger.errors import InsufficientChips
 
 
@@ -36,6 +36,7 @@ class ChallengeInput(StrictInput):
     turn_seconds = StrictIntegerField(min_value=10, max_value=7 * 24 * 3600)
     buy_in = StrictIntegerField(min_value=0, max_value=1_000_000, required=False, default=0)
     ante = StrictIntegerField(min_value=0, max_value=1_000_000, required=False, default=0)
+    rated = StrictBooleanField(required=False, default=True, help_text=RATED_HELP)
 
     def validate(self, data: dict) -> dict:
         if data["ante"] > data["buy_in"]:
@@ -62,6 +63,7 @@ class ChallengeOutput(serializers.Serializer):
     turn_seconds = serializers.IntegerField()
     buy_in = serializers.IntegerField()
     ante = serializers.IntegerField()
+    rated = serializers.BooleanField()
     status = serializers.ChoiceField(choices=Challenge.Status.values)
     match_id = serializers.IntegerField(
         allow_null=True, help_text="The match, once every player accepted."

@@ -6,7 +6,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.fields import StrictIntegerField
+from core.fields import StrictBooleanField, StrictIntegerField
 from core.idempotency import IDEMPOTENCY_HEADER, IdempotentView, idempotent
 from core.inputs import StrictInput, validated
 from core.pagination import CursorQuery, cursor_page
@@ -16,7 +16,7 @@ from games import matchmaking, services
 from games.api.base import NewestFirst
 from games.errors import AlreadySeeking, SeekClosed
 from games.models import Seek
-from games.serializers import PRESET_NAMES
+from games.serializers import PRESET_NAMES, RATED_HELP
 from ledger.errors import InsufficientChips
 
 
@@ -26,6 +26,9 @@ class SeekInput(StrictInput):
     turn_seconds = StrictIntegerField(min_value=10, max_value=7 * 24 * 3600)
     buy_in = StrictIntegerField(min_value=0, max_value=1_000_000, required=False, default=0)
     ante = StrictIntegerField(min_value=0, max_value=1_000_000, required=False, default=0)
+    rated = StrictBooleanField(
+        required=False, default=True, help_text=f"{RATED_HELP} Paired only with the same kind."
+    )
 
     def validate(self, data: dict) -> dict:
         if data["ante"] > data["buy_in"]:
@@ -44,6 +47,7 @@ class SeekOutput(serializers.Serializer):
     turn_seconds = serializers.IntegerField()
     buy_in = serializers.IntegerField()
     ante = serializers.IntegerField()
+    rated = serializers.BooleanField()
     rating = serializers.FloatField(help_text="Your rating in the preset when you sought.")
     status = serializers.ChoiceField(choices=Seek.Status.values)
     match_id = serializers.IntegerField(allow_null=True, help_text="Once matched.")

@@ -163,6 +163,10 @@ def _events_after(match_id: int, after: int) -> list[dict[str, Any]]:
     return selectors.events_after(match=Match(pk=match_id), after=after, limit=EVENTS_PAGE)
 
 
+def _last_seq(match_id: int) -> int:
+    return Match.objects.filter(pk=match_id).values_list("event_seq", flat=True).first() or 0
+
+
 def _sight_lost(match_id: int, user: User) -> MatchNotFound | None:
     """Why `user` may no longer see the match (the refusal a read would answer), or None."""
     try:
@@ -316,7 +320,11 @@ async def match_events(request: Request, prepared: tuple, match_id: int) -> Http
             events = await sight.events_after(log, after, fresh_since)
             final = _ended_matches.get(match_id)
             if not events and final is not None and after > final:
-                return JsonResponse({"events": [], "last_seq": final})
+                # Events may follow the end (a rematch's): the one kept may be behind.
+                final = await db(_last_seq, match_id)
+                _ended_at(match_id, final)
+                if after > final:
+                    return JsonResponse({"events": [], "last_seq": final})
             while not events and not sight.lost and not sub.closing:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:

@@ -21,3 +21,7 @@ BOX_SIZE = 5
 MAX_HOLD = BOX_SIZE
 MIN_LIVES = 1
 MAX_LIVES = 10
+
+# A player may claim the win when every opponent's turns were played by the timeout
+# policy this many times in a row (games.services.endings).
+CLAIM_AFTER_TIMEOUTS = 2

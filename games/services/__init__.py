@@ -10,6 +10,8 @@ returns a `MatchChange`.
 * `interventions` staff actions on tables: abort (with refunds and the round's reveal),
                   a banned player's seats
 * `resign`        a player leaves a running match (the engine's forfeit)
+* `endings`       abort by agreement in round 1; a win claimed over gone opponents
+* `rematch`       a finished match played again: offer, accept, decline
 * `challenges`    direct challenges: create, accept (the last starts the match),
                   decline, cancel, expire
 * `seeks`         quick play: pair compatible seeks into a match, cancel, expire
@@ -27,6 +29,11 @@ from games.services.challenges import (
     challenge_decline,
 )
 from games.services.chat import message_hide, message_post
+from games.services.endings import (
+    match_abort_agree,
+    match_abort_withdraw,
+    match_claim_victory,
+)
 from games.services.interventions import (
     MatchAborted,
     PlayerBanned,
@@ -43,6 +50,7 @@ from games.services.lobby import (
 )
 from games.services.locks import match_lock
 from games.services.play import action_submit
+from games.services.rematch import match_rematch, match_rematch_decline
 from games.services.resign import match_resign
 from games.services.seeks import seek_cancel, seek_create
 from games.services.table import MatchChange
@@ -68,11 +76,16 @@ __all__ = [
     "challenge_create",
     "challenge_decline",
     "match_abort",
+    "match_abort_agree",
+    "match_abort_withdraw",
     "match_add_bot",
+    "match_claim_victory",
     "match_create",
     "match_join",
     "match_leave",
     "match_lock",
+    "match_rematch",
+    "match_rematch_decline",
     "match_resign",
     "match_start",
     "message_hide",

@@ -26,10 +26,9 @@ from games.errors import (
     rules_error,
 )
 from games.models import Challenge, ChallengeInvite, Match
-from games.services.lobby import check_wallet, match_create, match_join
+from games.services.lobby import check_wallet, match_open_full
 from games.services.locks import challenges_lock
 from games.services.publish import Notice, publish
-from ledger.errors import InsufficientChips
 
 
 def _received(challenge: Challenge) -> events.ChallengeReceived:
@@ -54,6 +53,7 @@ def challenge_create(
     turn_seconds: int,
     buy_in: int = 0,
     ante: int = 0,
+    rated: bool = True,
 ) -> Challenge:
     """Invites `usernames` (1 to 7 other players, not the server's bots)."""
     try:
@@ -84,6 +84,7 @@ def challenge_create(
         turn_seconds=turn_seconds,
         buy_in=buy_in,
         ante=ante,
+        rated=rated,
         created_at=now,
         expires_at=now + timedelta(seconds=settings.CHALLENGE_TTL_SECONDS),
     )
@@ -151,29 +152,20 @@ def challenge_accept(*, challenge_id: int, user: User) -> Challenge:
 
 
 def _start_match(challenge: Challenge, invited: list[User]) -> Match:
-    """Opens the table and seats everyone: it starts itself once full. The caller is
-    one of them: a refusal never tells them another player's balance."""
-    try:
-        change = match_create(
-            user=challenge.challenger,
-            ruleset=challenge.ruleset,
-            options=challenge.options,
-            max_players=1 + len(invited),
-            turn_seconds=challenge.turn_seconds,
-            buy_in=challenge.buy_in,
-            ante=challenge.ante,
-        )
-        for player in invited:
-            change = match_join(match_id=change.match.pk, user=player)
-    except InsufficientChips as exc:
-        raise InsufficientChips(
-            "A player can no longer cover the buy-in; the match did not start."
-        ) from exc
-    if change.match.status != Match.Status.ACTIVE:
-        # Someone could no longer cover the buy-in: nothing happens (the transaction
-        # rolls back); the challenge stays open for them to find the chips, or expires.
-        raise InsufficientChips("A player can no longer cover the buy-in; the match did not start.")
-    return change.match
+    """Opens the table and seats everyone: it starts itself once full. Should someone no
+    longer cover the buy-in, nothing happens (the transaction rolls back); the challenge
+    stays open for them to find the chips, or expires."""
+    return match_open_full(
+        players=[challenge.challenger, *invited],
+        refusal="A player can no longer cover the buy-in; the match did not start.",
+        ruleset=challenge.ruleset,
+        # Kept as the full rules (`Rules.to_dict`, with `family`): the overrides again.
+        options=engine.rules_from_dict(challenge.options).options() if challenge.options else {},
+        turn_seconds=challenge.turn_seconds,
+        buy_in=challenge.buy_in,
+        ante=challenge.ante,
+        rated=challenge.rated,
+    )
 
 
 @transaction.atomic

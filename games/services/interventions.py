@@ -1,6 +1,7 @@
 """What staff do to tables, as games services (the moderation app calls them and writes
-the audit record): abort a match with its refunds and the reveal of the round in play,
-and take a banned player away from the tables. Engine calls here: `round_reveal`
+the audit record): abort a match with its refunds and the reveal of the round in play
+(`abort_locked`, which the players' abort by agreement shares), and take a banned
+player away from the tables. Engine calls here: `round_reveal`
 (engine.reveal_round)."""
 
 from dataclasses import dataclass
@@ -32,14 +33,22 @@ class MatchAborted:
 
 @transaction.atomic
 def match_abort(*, match_id: int, actor: User) -> MatchAborted:
-    """Ends an open or running match: every chip goes back as RULES.md 1.8 says (what each
-    player put into unsettled pots, then their stack), the round in play is revealed
-    (`round_reveal`), and players see `match_aborted`. `MatchEnded` for a match that is
-    over already."""
+    """Ends an open or running match (`abort_locked`): players see it was a moderator.
+    `MatchEnded` for a match that is over already."""
     match = match_lock(match_id)
     if match.status not in (Match.Status.OPEN, Match.Status.ACTIVE):
         raise MatchEnded(f"Match {match.pk} is {match.status}; only open or active ones abort.")
     was = match.status
+    # Players see that a moderator did it; the reason stays in the caller's audit trail.
+    moves = abort_locked(match, actor=actor, reason="aborted by a moderator")
+    return MatchAborted(change=MatchChange(match=match), status_before=was, chips=moves)
+
+
+def abort_locked(match: Match, *, actor: User, reason: str) -> list[dict]:
+    """Aborts the locked, open or running `match` (by a moderator, or by the players'
+    agreement): every chip goes back as RULES.md 1.8 says (what each player put into
+    unsettled pots, then their stack), the round in play is revealed (`round_reveal`),
+    and players see `match_aborted` with `reason`. Returns the refunds."""
     revealed = round_reveal(match)
     moves = stakes.refund_match(match=match, actor=actor)
     match.status = Match.Status.ABORTED
@@ -47,12 +56,7 @@ def match_abort(*, match_id: int, actor: User) -> MatchAborted:
     match.turn_seat = None
     match.turn_deadline = None
     match.version += 1
-    # Players see that a moderator did it; the reason stays in the caller's audit trail.
-    event: dict[str, Any] = {
-        "type": "match_aborted",
-        "reason": "aborted by a moderator",
-        "chips": moves,
-    }
+    event: dict[str, Any] = {"type": "match_aborted", "reason": reason, "chips": moves}
     if revealed is not None:
         event["round"] = revealed
     publish(
@@ -70,7 +74,7 @@ def match_abort(*, match_id: int, actor: User) -> MatchAborted:
             "event_seq",
         ]
     )
-    return MatchAborted(change=MatchChange(match=match), status_before=was, chips=moves)
+    return moves
 
 
 def round_reveal(match: Match) -> dict[str, Any] | None:

@@ -66,6 +66,7 @@ def match_create(
     buy_in: int = 0,
     ante: int = 0,
     private: bool = False,
+    rated: bool = True,
     bots: list[str] | None = None,
     on_timeout: str = Match.TimeoutPolicy.AUTO,
     max_timeouts: int = 3,
@@ -92,6 +93,7 @@ def match_create(
         buy_in=buy_in,
         ante=ante,
         private=private,
+        rated=rated,
         invite_code=secrets.token_urlsafe(9) if private else "",
         on_timeout=on_timeout,
         max_timeouts=max_timeouts,
@@ -115,6 +117,26 @@ def match_create(
     for strategy in bots or []:
         _seat_bot(match, strategy)
     return _bump_and_maybe_start(match)
+
+
+def match_open_full(*, players: list[User], refusal: str, **settings: Any) -> Match:
+    """Opens a table for `players` who all sit at it at once (a challenge's, a quick-play
+    pairing's, a rematch's): the first creates it with `settings`, the others join in
+    order, and it starts itself once full. A wallet that cannot cover the buy-in refuses
+    it all with `refusal`, naming nobody: the caller is one of the players, and another
+    player's balance is not theirs to see."""
+    creator, *others = players
+    try:
+        change = match_create(user=creator, max_players=len(players), **settings)
+        for player in others:
+            change = match_join(
+                match_id=change.match.pk, user=player, invite_code=change.match.invite_code
+            )
+    except InsufficientChips as exc:
+        raise InsufficientChips(refusal) from exc
+    if change.match.status != Match.Status.ACTIVE:  # a wallet emptied since its check
+        raise InsufficientChips(refusal)
+    return change.match
 
 
 @transaction.atomic

@@ -19,7 +19,8 @@ are (tests/games/test_lock_order.py checks both, and that this names every kind)
 2. `Match` rows: `match_lock`, `visible_match_lock`, `match_lock_or_none` (tasks),
    `matches_lock` (several, by ascending id), `MATCH_FOR_UPDATE` (`play.match_for_play`,
    with the seats). Under a lobby's lock, a new server bot's name is reserved by an
-   advisory lock that is only tried (`bot_name_try_lock`).
+   advisory lock that is only tried (`bot_name_try_lock`). A rematch locks its finished
+   match, then opens and starts the new one (a higher id) as the lobby does.
 3. Ledger `Account` rows, by ascending id: the ledger's `accounts_lock`, inside the
    `stakes.*` calls (buy-ins, antes, pots, refunds; also the ledger's own grants).
 4. `User` rows, by ascending id, FOR NO KEY UPDATE: `users_lock` (ratings at a match's
@@ -116,7 +117,10 @@ def challenges_lock(
 def seek_pool_lock(seek: Seek) -> None:
     """Locks the quick-play pool of `seek` (the same table settings) until the
     transaction ends, so its seeks are paired one at a time (step 1, before any seek)."""
-    key = f"seek:{seek.ruleset}:{seek.players}:{seek.turn_seconds}:{seek.buy_in}:{seek.ante}"
+    key = (
+        f"seek:{seek.ruleset}:{seek.players}:{seek.turn_seconds}:{seek.buy_in}:{seek.ante}"
+        f"{'' if seek.rated else ':casual'}"
+    )
     number = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big", signed=True)
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [number])

@@ -352,12 +352,15 @@ def _commitments(state: "engine.State", salts: dict[str, str]) -> dict[str, str]
 
 def _finish(match: Match, seats: list[Seat], state: "engine.State", event: dict) -> None:
     """The end of the match: the game pot and the stacks settled, then the ratings (the
-    players' rows locked after the ledger's accounts, as `locks` orders)."""
+    players' rows locked after the ledger's accounts, as `locks` orders) unless the
+    result does not count (`_counts_for_ratings`)."""
     match.status = Match.Status.FINISHED
     match.finished_at = timezone.now()
     match.winner_seats = list(event["winner_seats"])
     loser = engine.loser(state)
     stakes.settle_match(match=match, seats=seats, winner_seats=match.winner_seats, loser_seat=loser)
+    if not _counts_for_ratings(match):
+        return
     places = {int(s): p for s, p in engine.placements(state).items()}
     players = users_lock(s.player_id for s in seats)
     winners = {by.player_id for by in seats if by.seat in match.winner_seats}
@@ -365,4 +368,17 @@ def _finish(match: Match, seats: list[Seat], state: "engine.State", event: dict)
         players_by_place=[(players[s.player_id], places[s.seat]) for s in seats],
         winners=winners,
         ruleset=match.ruleset,
+    )
+
+
+def _counts_for_ratings(match: Match) -> bool:
+    """A casual match changes no rating, nor does one nobody played a move in (every
+    seat resigned or forfeited before any action: matches made and resigned at once
+    only to farm ratings, issue 25). The finishing move itself is never a table's first
+    (a round ends on a challenge of a logged bid), so the log already holds one."""
+    return (
+        match.rated
+        and MatchAction.objects.filter(match=match)
+        .exclude(action__type=engine.FORFEIT_LOG_ENTRY)
+        .exists()
     )

@@ -23,10 +23,9 @@ from games import engine
 from games.errors import AlreadySeeking, SeekClosed, SeekNotFound, rules_error
 from games.events import SeekMatched
 from games.models import Match, Seek
-from games.services.lobby import check_wallet, match_create, match_join
+from games.services.lobby import check_wallet, match_open_full
 from games.services.locks import seek_pool_lock, seeks_lock
 from games.services.publish import Notice, publish
-from ledger.errors import InsufficientChips
 from ledger.selectors import wallet_balance
 
 DEFAULT_RATING = Rating(mu=25.0, sigma=25.0 / 3.0).rating
@@ -47,6 +46,7 @@ def seek_create(
     turn_seconds: int,
     buy_in: int = 0,
     ante: int = 0,
+    rated: bool = True,
 ) -> Seek:
     """Enters the pool and pairs at once when enough compatible seeks wait: the seek
     comes back `matched` with its match, or `waiting`."""
@@ -63,6 +63,7 @@ def seek_create(
         turn_seconds=turn_seconds,
         buy_in=buy_in,
         ante=ante,
+        rated=rated,
         rating=rating_in(user, ruleset),
         created_at=now,
         expires_at=now + timedelta(seconds=settings.SEEK_TTL_SECONDS),
@@ -89,6 +90,7 @@ def _pair(seek: Seek) -> None:
             turn_seconds=seek.turn_seconds,
             buy_in=seek.buy_in,
             ante=seek.ante,
+            rated=seek.rated,
             expires_at__gt=timezone.now(),
         )
         .exclude(pk=seek.pk)
@@ -118,27 +120,17 @@ def _pair(seek: Seek) -> None:
 
 
 def _start_match(table: list[Seek]) -> Match:
-    """The longest-waiting seeker opens the table; the rest join; it starts once full. A
-    refusal never tells the seeker another player's balance."""
+    """The longest-waiting seeker opens the table; the rest join; it starts once full."""
     first = table[0]
-    try:
-        change = match_create(
-            user=first.user,
-            ruleset=first.ruleset,
-            max_players=first.players,
-            turn_seconds=first.turn_seconds,
-            buy_in=first.buy_in,
-            ante=first.ante,
-        )
-        for s in table[1:]:
-            change = match_join(match_id=change.match.pk, user=s.user)
-    except InsufficientChips as exc:
-        raise InsufficientChips(
-            "A paired player can no longer cover the buy-in; try again."
-        ) from exc
-    if change.match.status != Match.Status.ACTIVE:  # a wallet emptied meanwhile
-        raise InsufficientChips("A paired player can no longer cover the buy-in; try again.")
-    return change.match
+    return match_open_full(
+        players=[s.user for s in table],
+        refusal="A paired player can no longer cover the buy-in; try again.",
+        ruleset=first.ruleset,
+        turn_seconds=first.turn_seconds,
+        buy_in=first.buy_in,
+        ante=first.ante,
+        rated=first.rated,
+    )
 
 
 @transaction.atomic

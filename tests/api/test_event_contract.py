@@ -1,9 +1,10 @@
 """The acceptance test of the event registry (`games.events`): every event of whole
-matches of every preset, and of resigns, timeouts, an abort, chat, challenges and quick
-play, is validated as a client meets it — in `events/`, on the match stream and the
-account stream of the real ASGI server, and as webhook bodies — against the server's
-OpenAPI document with every object closed. Each stream message is typed by its
-`event:` name; its `data` must fit that type's schema."""
+matches of every preset, and of resigns, timeouts, an abort, chat, challenges, quick
+play, an abort by agreement, a claimed win and a rematch, is validated as a client
+meets it — in `events/`, on the match stream and the account stream of the real ASGI
+server, and as webhook bodies — against the server's OpenAPI document with every object
+closed. Each stream message is typed by its `event:` name; its `data` must fit that
+type's schema."""
 
 import random
 from datetime import timedelta
@@ -209,10 +210,53 @@ def test_resigns_timeouts_aborts_challenges_and_quick_play_fit_the_schema(live_a
     carol.post("/api/v1/seeks/", seek, expect=201)
     dave.post("/api/v1/seeks/", seek, expect=201)
 
+    lifecycle = _lifecycle_matches(alice, bob, carol, dave)
+
     logged = _match_stream(live_asgi.url, contract, alice, aborted)
     assert {"turn_timed_out", "player_resigned", "match_aborted"} <= logged
+    for match_id, expected in lifecycle.items():
+        assert expected <= _match_stream(live_asgi.url, contract, alice, match_id)
     heard = set()
     for player in (alice, bob, carol, dave):
         heard |= _account_stream(live_asgi.url, contract, player)
     assert heard == set(ACCOUNT_EVENTS), set(ACCOUNT_EVENTS) - heard
     assert _webhook_bodies(contract) == set(ACCOUNT_EVENTS)
+
+
+def _lifecycle_matches(*players: Player) -> dict[int, set[str]]:
+    """Matches ended by agreement, by a claimed win, and replayed: each match's id and
+    the events it must have logged."""
+    alice, bob, carol, dave = players
+    body = {"ruleset": "classic", "max_players": 2, "turn_seconds": 60, "buy_in": 10}
+    agreed = alice.post(MATCHES, body, expect=201)["id"]
+    dave.post(f"{MATCHES}{agreed}/join/", {}, expect=200)
+    alice.post(f"{MATCHES}{agreed}/abort/", {}, expect=200)
+    dave.post(f"{MATCHES}{agreed}/abort/withdraw/", {}, expect=200)
+    dave.post(f"{MATCHES}{agreed}/abort/", {}, expect=200)
+    alice.post(f"{MATCHES}{agreed}/abort/", {}, expect=200)
+
+    claimed = alice.post(MATCHES, {**body, "on_timeout": "challenge"}, expect=201)["id"]
+    carol.post(f"{MATCHES}{claimed}/join/", {}, expect=200)
+    rng = random.Random(5)
+    while Match.objects.get(pk=claimed).seats.get(seat=1).consecutive_timeouts < 2:
+        view = alice.get(f"{MATCHES}{claimed}/")
+        if view["legal_actions"]:
+            bids = [e for e in view["legal_actions"] if e["type"] == "bid"]
+            action = action_from_legal(bids, rng)
+            alice.post(f"{MATCHES}{claimed}/actions/", action, expect=201)
+        else:
+            services.turn_force_timeout(match_id=claimed)
+    alice.post(f"{MATCHES}{claimed}/claim-victory/", {}, expect=200)
+
+    replayed = bob.post(MATCHES, {**body, "rated": False}, expect=201)["id"]
+    alice.post(f"{MATCHES}{replayed}/join/", {}, expect=200)
+    alice.post(f"{MATCHES}{replayed}/resign/", {}, expect=200)
+    bob.post(f"{MATCHES}{replayed}/rematch/", {}, expect=200)
+    alice.post(f"{MATCHES}{replayed}/rematch/decline/", {}, expect=200)
+    alice.post(f"{MATCHES}{replayed}/rematch/", {}, expect=200)
+    assert bob.post(f"{MATCHES}{replayed}/rematch/", {}, expect=200)["rematch_id"]
+    return {
+        agreed: {"abort_proposed", "abort_withdrawn", "abort_agreed", "match_aborted"},
+        claimed: {"victory_claimed", "player_out", "match_finished"},
+        replayed: {"rematch_offered", "rematch_declined", "rematch_accepted", "rematch_started"},
+    }

@@ -17,6 +17,7 @@ from django.db import connection
 
 from accounts.services import token_create
 from core.payloads import timestamp
+from games import services
 from games.models import Match, MatchEvent
 from tests.factories import ActiveMatchFactory, FinishedMatchFactory, PlayerFactory
 from tests.games.helpers import MATCHES, seated_players
@@ -444,3 +445,21 @@ def test_a_long_poll_past_the_end_of_an_ended_match_learns_its_last_event_at_onc
     assert answer.status_code == 200
     assert answer.json() == {"events": [], "last_seq": match.event_seq}
     assert time.monotonic() - started < 5
+
+
+def test_a_long_poll_on_an_ended_match_sees_the_events_written_after_its_end(live_asgi):
+    """A rematch's events follow the final one: a poller that learnt the end, then
+    asks beyond the rematch's events, is told the real last event, not the end's."""
+    match = FinishedMatchFactory(players=2, options={"dice_per_player": 1})
+    ann, bob = (s.player for s in match.seats.order_by("seat"))
+    token = _token(ann)
+    url = f"{live_asgi.url}/api/v1/matches/{match.pk}/events/"
+    ended = httpx.get(f"{url}?after=10000", headers=_auth(token), timeout=30).json()
+    assert ended["last_seq"] == match.event_seq
+    services.match_rematch(match_id=match.pk, user=bob)
+    last = Match.objects.get(pk=match.pk).event_seq
+    assert last == match.event_seq + 1
+    answer = httpx.get(f"{url}?after={last + 5}&wait=20", headers=_auth(token), timeout=30)
+    assert answer.json() == {"events": [], "last_seq": last}
+    fresh = httpx.get(f"{url}?after={match.event_seq}", headers=_auth(token), timeout=30).json()
+    assert [e["type"] for e in fresh["events"]] == ["rematch_offered"]

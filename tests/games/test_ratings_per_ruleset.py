@@ -2,13 +2,15 @@
 (and the overall one); profiles list them; the leaderboard ranks by one preset; the
 migration rates the matches finished before it, per preset, from their placements."""
 
+import random
+
 import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from accounts.models import Rating, User
 from tests.factories import ActiveMatchFactory, UserFactory
-from tests.games.helpers import MATCHES, seated_players
+from tests.games.helpers import MATCHES, action_from_legal, seated_players
 from tests.problems import assert_problem
 
 pytestmark = pytest.mark.django_db
@@ -18,13 +20,28 @@ def _resign(client, match_id) -> None:
     assert client.post(f"{MATCHES}{match_id}/resign/", {}, format="json").status_code == 200
 
 
+def _one_move(players, match_id) -> None:
+    """The player whose turn it is bids: a match nobody played a move in is not rated."""
+    for _, client in players:
+        legal = client.get(f"{MATCHES}{match_id}/").json()["legal_actions"]
+        bid = next((e for e in legal if e["type"] == "bid"), None)
+        if bid is not None:
+            action = action_from_legal([bid], random.Random(0))
+            response = client.post(f"{MATCHES}{match_id}/actions/", action, format="json")
+            assert response.status_code == 201, response.content
+            return
+    raise AssertionError("nobody could bid")
+
+
 def test_each_preset_keeps_its_own_rating(api_client):
     players = seated_players(3)
     (alice, a), (bob, b), (carol, _) = players
     classic = ActiveMatchFactory(players=[user for user, _ in players], ruleset="classic").pk
+    _one_move(players, classic)
     _resign(a, classic)
     _resign(b, classic)  # carol wins, then bob, alice last
     poker = ActiveMatchFactory(players=[user for user, _ in players[:2]], ruleset="poker_dice").pk
+    _one_move(players[:2], poker)
     _resign(b, poker)  # alice wins
 
     profile = api_client.get(f"/api/v1/players/{alice.username}/").json()
