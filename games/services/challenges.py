@@ -159,8 +159,7 @@ def _start_match(challenge: Challenge, invited: list[User]) -> Match:
         players=[challenge.challenger, *invited],
         refusal="A player can no longer cover the buy-in; the match did not start.",
         ruleset=challenge.ruleset,
-        # Kept as the full rules (`Rules.to_dict`, with `family`): the overrides again.
-        options=engine.rules_from_dict(challenge.options).options() if challenge.options else {},
+        options=challenge.options,
         turn_seconds=challenge.turn_seconds,
         buy_in=challenge.buy_in,
         ante=challenge.ante,
