@@ -23,6 +23,8 @@ COMPONENTS = {
     models.Round: ["CommonPoolRound", "PokerDiceRound"],
     models.CurrentBid: ["CommonPoolCurrentBid", "PokerDiceCurrentBid"],
     models.Pots: ["Pots"],
+    models.AbortProposal: ["AbortProposal"],
+    models.RematchOffer: ["RematchOffer"],
     models.EventPage: ["EventsOutput"],
     models.YourTurn: ["YourTurnAccountEvent"],
     models.ChallengeReceived: ["ChallengeReceivedAccountEvent"],

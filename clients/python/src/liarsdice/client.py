@@ -240,6 +240,17 @@ class Client:
     def player(self, username: str) -> dict[str, Any]:
         return self.get(f"/players/{username}/")
 
+    @operation("POST", "/players/{username}/reports/")
+    def report_player(
+        self, username: str, reason: str, *, detail: str = "", match_id: int | None = None
+    ) -> dict[str, Any]:
+        """Reports a player to the moderators: `reason` is cheating, abuse, name,
+        stalling or other."""
+        body: dict[str, Any] = {"reason": reason, "detail": detail}
+        if match_id is not None:
+            body["match_id"] = match_id
+        return self.post(f"/players/{username}/reports/", body)
+
     @operation("GET", "/players/{username}/matches/")
     def player_matches(self, username: str, **params: Any) -> Page:
         return self.get(f"/players/{username}/matches/", **params)
@@ -346,6 +357,36 @@ class Client:
     @operation("POST", "/matches/{match_id}/resign/")
     def resign(self, match_id: int) -> Match:
         return decode(Match, self.post(f"/matches/{match_id}/resign/"))
+
+    def _step(self, match_id: int, step: str, expected_version: int | None) -> Match:
+        body = {} if expected_version is None else {"expected_version": expected_version}
+        return decode(Match, self.post(f"/matches/{match_id}/{step}/", body))
+
+    @operation("POST", "/matches/{match_id}/abort/")
+    def propose_abort(self, match_id: int, *, expected_version: int | None = None) -> Match:
+        """Proposes ending the match with every stake refunded, or agrees to a proposal
+        (round 1 only); it ends once every seat still playing agrees."""
+        return self._step(match_id, "abort", expected_version)
+
+    @operation("POST", "/matches/{match_id}/abort/withdraw/")
+    def withdraw_abort(self, match_id: int, *, expected_version: int | None = None) -> Match:
+        return self._step(match_id, "abort/withdraw", expected_version)
+
+    @operation("POST", "/matches/{match_id}/claim-victory/")
+    def claim_victory(self, match_id: int, *, expected_version: int | None = None) -> Match:
+        """Wins a match whose every opponent has been gone (their turns timed out) for
+        the last turns API.md names."""
+        return self._step(match_id, "claim-victory", expected_version)
+
+    @operation("POST", "/matches/{match_id}/rematch/")
+    def rematch(self, match_id: int, *, expected_version: int | None = None) -> Match:
+        """Offers a rematch of a finished match, or accepts the offer; once everyone
+        accepted, the finished match's `rematch_id` names the new one."""
+        return self._step(match_id, "rematch", expected_version)
+
+    @operation("POST", "/matches/{match_id}/rematch/decline/")
+    def decline_rematch(self, match_id: int, *, expected_version: int | None = None) -> Match:
+        return self._step(match_id, "rematch/decline", expected_version)
 
     @operation("GET", "/matches/{match_id}/rounds/")
     def rounds(self, match_id: int) -> dict[str, Any]:

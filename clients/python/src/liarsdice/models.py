@@ -118,6 +118,22 @@ class LegalAction:
 
 
 @dataclass(frozen=True)
+class AbortProposal:
+    """A standing proposal to abort the match (round 1 only)."""
+
+    round: int  # it lapses when this round ends
+    agreed_seats: list[int]
+
+
+@dataclass(frozen=True)
+class RematchOffer:
+    """A finished match's standing rematch offer."""
+
+    accepted_seats: list[int]
+    expires_at: str
+
+
+@dataclass(frozen=True)
 class Match:
     """A match as `GET /matches/{id}/` and the seat stream answer the caller."""
 
@@ -144,6 +160,10 @@ class Match:
     your_seat: int | None
     legal_actions: list[LegalAction]
     winner_seats: list[int]
+    rated: bool  # false: casual, no rating changes
+    abort_proposal: AbortProposal | None
+    rematch_offer: RematchOffer | None
+    rematch_id: int | None  # the rematch, once everyone accepted: move on to it
 
     @property
     def over(self) -> bool:
