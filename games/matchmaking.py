@@ -69,6 +69,7 @@ def seek_payload(seek: Seek) -> dict[str, Any]:
         "turn_seconds": seek.turn_seconds,
         "buy_in": seek.buy_in,
         "ante": seek.ante,
+        "against_people": seek.against_people,
         "rating": round(seek.rating, 2),
         "status": seek.status,
         "match_id": seek.match_id,

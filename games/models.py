@@ -262,6 +262,9 @@ class Seek(models.Model):
     turn_seconds = models.PositiveIntegerField()
     buy_in = models.PositiveIntegerField(default=0)
     ante = models.PositiveIntegerField(default=0)
+    # A bot's seek is paired with bots only unless it asks for people too; a person's is
+    # paired with people and with bots that asked.
+    against_people = models.BooleanField(default=False)
     # The seeker's rating in the preset when the seek was made (pairing is nearest first).
     rating = models.FloatField()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.WAITING)

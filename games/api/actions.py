@@ -27,6 +27,8 @@ from games.shapes import MATCH
 
 
 class MatchActionApi(MatchApiBase):
+    token_scope = "play"
+
     @extend_schema(
         request=ActionInput,
         responses={201: MATCH},
@@ -61,6 +63,8 @@ class MatchActionApi(MatchApiBase):
 
 
 class MatchResignApi(MatchApiBase):
+    token_scope = "play"
+
     @extend_schema(
         request=None,
         responses={200: MATCH},

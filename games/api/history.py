@@ -7,6 +7,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.permissions import TokenHasScope
 from accounts.selectors import player_get
 from accounts.serializers import PlayerRef
 from core.pagination import CursorQuery, cursor_page
@@ -94,7 +95,8 @@ class MatchExportOutput(serializers.Serializer):
 
 
 class PlayerMatchesApi(APIView):
-    permission_classes = [AllowAny]
+    permission_classes = [AllowAny, TokenHasScope]
+    token_scope = "read"
 
     @extend_schema(
         parameters=[PlayerMatchesQuery],
@@ -120,6 +122,8 @@ class PlayerMatchesApi(APIView):
 
 
 class MatchExportApi(APIView):
+    token_scope = "read"
+
     @extend_schema(
         responses={200: MatchExportOutput},
         tags=["matches"],
