@@ -51,9 +51,7 @@ def test_the_list_shows_your_tokens_without_their_secrets(api_client):
         "expires_at",
         "scopes",
         "current",
-    } == set(
-        laptop
-    )
+    } == set(laptop)
 
 
 def test_revoking_one_token_stops_it_and_only_it():
