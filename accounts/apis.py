@@ -10,8 +10,9 @@ from rest_framework.views import APIView
 
 from accounts import selectors, services
 from accounts.authentication import WalletBearerTokenAuthentication
-from accounts.errors import InvalidCredentials, TooManyWebhooks, WebhookRejected
-from accounts.models import Webhook
+from accounts.errors import BotForGood, InvalidCredentials, TooManyWebhooks, WebhookRejected
+from accounts.models import ApiToken, Webhook
+from accounts.permissions import TokenHasScope
 from accounts.serializers import (
     MeOutput,
     MeUpdateInput,
@@ -40,9 +41,19 @@ from core.schema import problems
 from ledger.selectors import wallet_balance
 
 
+def _expires_in(data: dict) -> timedelta | None:
+    seconds = data.get("expires_in")
+    return timedelta(seconds=seconds) if seconds else None
+
+
+def _issued(token: ApiToken, raw: str) -> dict:
+    return {"token": raw, "expires_at": token.expires_at, "scopes": token.scopes}
+
+
 class RegisterApi(APIView):
     permission_classes = [AllowAny]
     authentication_classes = []
+    token_scope = None  # reads no token
     throttle_classes = [RegisterIpThrottle, RegisterUsernameThrottle, PerIpAnonThrottle]
 
     def finalize_response(self, request: Request, response: Response, *args, **kwargs) -> Response:
@@ -58,17 +69,30 @@ class RegisterApi(APIView):
         tags=["auth"],
         summary="Create an account and get its first token",
         description="Registers a player and returns a bearer token (shown once) for "
-        "`Authorization: Bearer <token>`. The account starts with the signup chips. A taken "
+        "`Authorization: Bearer <token>`, named `registration`, with the `scopes` asked for "
+        "(all when omitted) and an optional `expires_in`. `is_bot: true` registers a "
+        "program's account (for good). The account starts with the signup chips. A taken "
         "username or a weak password is a 400 naming the field; only created accounts count "
         "against the address's `register_ip` allowance.",
     )
     def post(self, request: Request) -> Response:
-        user, raw_token = services.user_register(**validated(RegisterInput, request.data))
-        body = {"id": user.pk, "username": user.username, "token": raw_token}
+        data = validated(RegisterInput, request.data)
+        user, token, raw = services.user_register(
+            username=data["username"],
+            password=data["password"],
+            is_bot=data["is_bot"],
+            expires_in=_expires_in(data),
+            scopes=data.get("scopes"),
+        )
+        body = {"id": user.pk, "username": user.username, "is_bot": user.is_bot}
+        body.update(_issued(token, raw))
         return Response(RegisterOutput(body).data, status=status.HTTP_201_CREATED)
 
 
 class TokenApi(APIView):
+    # Logging in reads no token; any token may log itself out.
+    token_scope = {"POST": None, "DELETE": None}
+
     def get_permissions(self) -> list[BasePermission]:
         return [AllowAny()] if self.request.method == "POST" else [IsAuthenticated()]
 
@@ -88,21 +112,23 @@ class TokenApi(APIView):
         auth=[],
         tags=["auth"],
         summary="Log in: exchange username and password for a new token",
-        description="A new token for an existing account (shown once); `expires_in` "
-        "makes it expire. Other tokens stay valid.",
+        description="A new token for an existing account (shown once), with the `scopes` "
+        "asked for (all when omitted); `expires_in` makes it expire. It replaces (revokes) "
+        "your live token of the same `name` (`login` when none is given), so repeated "
+        "logins do not pile up; tokens of other names stay valid.",
         extensions=problems(InvalidCredentials),
     )
     def post(self, request: Request) -> Response:
         data = validated(TokenObtainInput, request.data)
-        expires_in = data.get("expires_in")
         token, raw = services.token_obtain(
             username=data["username"],
             password=data["password"],
-            expires_in=timedelta(seconds=expires_in) if expires_in else None,
+            expires_in=_expires_in(data),
             name=data["name"],
+            scopes=data.get("scopes"),
         )
         login_succeeded(request)
-        return Response(TokenOutput({"token": raw, "expires_at": token.expires_at}).data)
+        return Response(TokenOutput({**_issued(token, raw), "name": token.name}).data)
 
     @extend_schema(
         request=None,
@@ -118,6 +144,7 @@ class TokenApi(APIView):
 
 class MeApi(APIView):
     authentication_classes = [WalletBearerTokenAuthentication]
+    token_scope = {"GET": "read", "PATCH": "account"}
 
     @extend_schema(
         responses={200: MeOutput},
@@ -132,9 +159,12 @@ class MeApi(APIView):
         request=MeUpdateInput,
         responses={200: MeOutput},
         tags=["accounts"],
-        summary="Declare your account a bot (or not)",
-        description="Third-party programs declare themselves with `is_bot: true`; other "
-        "players see it on every seat.",
+        summary="Declare your account a bot, for good",
+        description="A person's account becomes a program's with `is_bot: true` (better: "
+        "register it so, `is_bot` on `POST /auth/register/`); other players see it on "
+        "every seat, and quick play keeps it from people unless its seek asks. A bot "
+        "never turns back: `is_bot: false` on a bot's account is a 409 `bot_for_good`.",
+        extensions=problems(BotForGood),
     )
     def patch(self, request: Request) -> Response:
         user = services.user_update(user=request.user, **validated(MeUpdateInput, request.data))
@@ -142,7 +172,8 @@ class MeApi(APIView):
 
 
 class PlayerProfileApi(APIView):
-    permission_classes = [AllowAny]
+    permission_classes = [AllowAny, TokenHasScope]
+    token_scope = "read"
 
     @extend_schema(
         responses={200: PlayerProfileOutput},
@@ -163,6 +194,8 @@ def _webhook(hook: Webhook, secret: str | None = None) -> dict:
 
 
 class WebhookListApi(IdempotentView, APIView):
+    token_scope = "account"
+
     @extend_schema(
         responses={200: WebhookOutput(many=True)},
         tags=["webhooks"],
@@ -195,6 +228,8 @@ class WebhookListApi(IdempotentView, APIView):
 
 
 class WebhookDetailApi(APIView):
+    token_scope = "account"
+
     @extend_schema(
         responses={204: None},
         tags=["webhooks"],
@@ -207,6 +242,8 @@ class WebhookDetailApi(APIView):
 
 
 class WebhookDeliveriesApi(APIView):
+    token_scope = "account"
+
     @extend_schema(
         responses={200: WebhookDeliveryOutput(many=True)},
         tags=["webhooks"],

@@ -1,7 +1,7 @@
 """Every error of accounts, tokens and webhooks, declared once with its code and status
 (`core.errors`)."""
 
-from core.errors import ConflictError, DomainError, InvalidInput
+from core.errors import ConflictError, DomainError, InvalidInput, PermissionDeniedError
 
 
 class InvalidCredentials(DomainError):
@@ -30,3 +30,16 @@ class WebhookRejected(DomainError):
 
 class TooManyWebhooks(ConflictError):
     code = "too_many_webhooks"
+
+
+class InsufficientScope(PermissionDeniedError):
+    """The token is good but was not given the scope the operation needs."""
+
+    code = "insufficient_scope"
+    title = "Insufficient scope"
+
+
+class BotForGood(ConflictError):
+    """A bot account asked to become a person again."""
+
+    code = "bot_for_good"

@@ -1,9 +1,12 @@
 import hashlib
 
 from django.contrib.auth.models import AbstractUser
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models.functions import Lower
 from django.utils import timezone
+
+from accounts.scopes import SCOPES, all_scopes
 
 
 class User(AbstractUser):
@@ -81,6 +84,11 @@ class ApiToken(models.Model):
     last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
     expires_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    scopes = ArrayField(
+        models.CharField(max_length=16, choices=[(s, s) for s in SCOPES]),
+        default=all_scopes,
+        help_text="What the token may do (accounts.scopes).",
+    )
 
     class Meta:
         indexes = [models.Index(fields=["user", "revoked_at"])]

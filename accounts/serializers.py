@@ -5,6 +5,7 @@ from drf_spectacular.utils import (
 from rest_framework import serializers
 
 from accounts.models import User
+from accounts.scopes import SCOPES
 from core.fields import (
     StrictBooleanField,
     StrictCharField,
@@ -20,38 +21,70 @@ _username_field = StrictRegexField(
 )
 
 
-class RegisterInput(StrictInput):
-    username = _username_field
-    password = StrictCharField(max_length=128, trim_whitespace=False, write_only=True)
-
-
-class RegisterOutput(serializers.Serializer):
-    id = serializers.IntegerField()
-    username = serializers.CharField()
-    token = serializers.CharField(help_text="Shown once; store it safely.")
-
-
-class TokenObtainInput(StrictInput):
-    username = StrictCharField(max_length=150, validators=[UnicodeUsernameValidator()])
-    password = StrictCharField(max_length=128, trim_whitespace=False, write_only=True)
-    expires_in = StrictIntegerField(
+def _expires_in_field() -> StrictIntegerField:
+    return StrictIntegerField(
         required=False,
         min_value=60,
         max_value=366 * 24 * 3600,
         help_text="Lifetime in seconds; omitted: the token lasts until revoked.",
     )
+
+
+def _scopes_field(**kwargs: object) -> serializers.ListField:
+    return serializers.ListField(
+        child=serializers.ChoiceField(choices=list(SCOPES)),
+        max_length=len(SCOPES),
+        **kwargs,
+    )
+
+
+_SCOPES_HELP = "What the token may do; omitted: every scope. " + " ".join(
+    f"`{scope}`: {allows}" for scope, allows in SCOPES.items()
+)
+
+
+class RegisterInput(StrictInput):
+    username = _username_field
+    password = StrictCharField(max_length=128, trim_whitespace=False, write_only=True)
+    is_bot = StrictBooleanField(
+        required=False,
+        default=False,
+        help_text="A program's account: shown on every seat, kept apart from people in "
+        "quick play unless a seek asks. Chosen for good.",
+    )
+    expires_in = _expires_in_field()
+    scopes = _scopes_field(required=False, allow_empty=False, help_text=_SCOPES_HELP)
+
+
+class IssuedTokenOutput(serializers.Serializer):
+    token = serializers.CharField(help_text="Shown once; store it safely.")
+    expires_at = serializers.DateTimeField(allow_null=True)
+    scopes = _scopes_field(help_text="What the token may do.")
+
+
+class RegisterOutput(IssuedTokenOutput):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    is_bot = serializers.BooleanField()
+
+
+class TokenObtainInput(StrictInput):
+    username = StrictCharField(max_length=150, validators=[UnicodeUsernameValidator()])
+    password = StrictCharField(max_length=128, trim_whitespace=False, write_only=True)
+    expires_in = _expires_in_field()
     name = StrictCharField(
         max_length=100,
         required=False,
         allow_blank=True,
         default="",
-        help_text="A label for the token list.",
+        help_text="A label for the token list. A login replaces your live token of the "
+        'same name; omitted or empty: "login".',
     )
+    scopes = _scopes_field(required=False, allow_empty=False, help_text=_SCOPES_HELP)
 
 
-class TokenOutput(serializers.Serializer):
-    token = serializers.CharField(help_text="Shown once; store it safely.")
-    expires_at = serializers.DateTimeField(allow_null=True)
+class TokenOutput(IssuedTokenOutput):
+    name = serializers.CharField(help_text="The token's name (the one it replaced, if any).")
 
 
 class PlayerRef(serializers.Serializer):
@@ -91,7 +124,10 @@ class MeOutput(PlayerRef):
 
 
 class MeUpdateInput(StrictInput):
-    is_bot = StrictBooleanField(required=False)
+    is_bot = StrictBooleanField(
+        required=False,
+        help_text="`true` makes your account a bot's, for good; `false` on a bot's is a 409.",
+    )
 
 
 def me_payload(user: User, *, chips: int) -> dict:
@@ -152,4 +188,5 @@ class TokenListEntryOutput(serializers.Serializer):
         allow_null=True, help_text="To the minute; null when never used."
     )
     expires_at = serializers.DateTimeField(allow_null=True, help_text="Null: until revoked.")
+    scopes = _scopes_field(help_text="What the token may do.")
     current = serializers.BooleanField(help_text="The token authenticating this request.")

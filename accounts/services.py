@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from accounts.authentication import tokens_revoked
 from accounts.errors import (
+    BotForGood,
     InvalidCredentials,
     TooManyWebhooks,
     UsernameReserved,
@@ -18,6 +19,7 @@ from accounts.errors import (
 )
 from accounts.events import sessions_changed
 from accounts.models import ApiToken, User, Webhook, hash_token
+from accounts.scopes import SCOPES, all_scopes
 from accounts.secret_box import seal
 from accounts.webhooks import check_url
 from core.errors import NotFoundError
@@ -25,12 +27,21 @@ from ledger.services import signup_grant
 
 TOKEN_PREFIX = "ld_"
 MAX_WEBHOOKS = 5
+# The name of a login's token when the client gives none: plain repeated logins replace
+# each other rather than pile up.
+LOGIN_TOKEN_NAME = "login"
+REGISTRATION_TOKEN_NAME = "registration"
 
 
 def token_create(
-    *, user: User, expires_in: timedelta | None = None, name: str = ""
+    *,
+    user: User,
+    expires_in: timedelta | None = None,
+    name: str = "",
+    scopes: list[str] | None = None,
 ) -> tuple[ApiToken, str]:
-    """Issues a new token and returns it with the raw value, which is never stored."""
+    """Issues a new token (every scope unless `scopes` are given) and returns it with the
+    raw value, which is never stored."""
     raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
     token = ApiToken.objects.create(
         user=user,
@@ -38,6 +49,7 @@ def token_create(
         prefix=raw[:10],
         name=name,
         expires_at=timezone.now() + expires_in if expires_in else None,
+        scopes=all_scopes() if scopes is None else [s for s in SCOPES if s in scopes],
     )
     return token, raw
 
@@ -61,13 +73,33 @@ def token_revoke_by_id(*, user: User, token_id: int) -> None:
     sessions_changed(user_id=user.pk)
 
 
+@transaction.atomic
 def token_obtain(
-    *, username: str, password: str, expires_in: timedelta | None = None, name: str = ""
+    *,
+    username: str,
+    password: str,
+    expires_in: timedelta | None = None,
+    name: str = "",
+    scopes: list[str] | None = None,
 ) -> tuple[ApiToken, str]:
+    """A new token for a login; it replaces (revokes) the user's live tokens of the same
+    name (LOGIN_TOKEN_NAME when none is given)."""
     user = authenticate(username=username, password=password)
     if user is None:
         raise InvalidCredentials("Wrong username or password.")
-    return token_create(user=user, expires_in=expires_in, name=name)
+    name = name or LOGIN_TOKEN_NAME
+    # The user's row lock orders two logins of one name: the second revokes the first.
+    list(User.objects.select_for_update().filter(pk=user.pk).values_list("pk"))
+    older = list(
+        ApiToken.objects.filter(user=user, name=name, revoked_at__isnull=True).values_list(
+            "pk", "key_hash"
+        )
+    )
+    if older:
+        ApiToken.objects.filter(pk__in=[pk for pk, _ in older]).update(revoked_at=timezone.now())
+        tokens_revoked([key_hash for _, key_hash in older])
+        sessions_changed(user_id=user.pk)  # the replaced tokens' open streams close
+    return token_create(user=user, expires_in=expires_in, name=name, scopes=scopes)
 
 
 # The server's bots are named `bot-<strategy>[-n]`; nobody may look like one (bots are
@@ -80,8 +112,16 @@ def _username_taken() -> UsernameTaken:
 
 
 @transaction.atomic
-def user_register(*, username: str, password: str) -> tuple[User, str]:
-    """Creates an account, grants its starting chips and returns it with a first token."""
+def user_register(
+    *,
+    username: str,
+    password: str,
+    is_bot: bool = False,
+    expires_in: timedelta | None = None,
+    scopes: list[str] | None = None,
+) -> tuple[User, ApiToken, str]:
+    """Creates an account (a bot's when `is_bot`: chosen here, for good), grants its
+    starting chips and returns it with a first token."""
     if RESERVED_USERNAME.match(username):
         raise UsernameReserved(
             {
@@ -93,7 +133,7 @@ def user_register(*, username: str, password: str) -> tuple[User, str]:
         )
     if User.objects.filter(username__iexact=username).exists():
         raise _username_taken()
-    candidate = User(username=username)
+    candidate = User(username=username, is_bot=is_bot)
     try:
         validate_password(password, user=candidate)
     except DjangoValidationError as exc:
@@ -105,14 +145,21 @@ def user_register(*, username: str, password: str) -> tuple[User, str]:
     except IntegrityError as exc:  # a concurrent registration won the race
         raise _username_taken() from exc
     signup_grant(user=candidate, actor=candidate)
-    _, raw = token_create(user=candidate, name="registration")
-    return candidate, raw
+    token, raw = token_create(
+        user=candidate, name=REGISTRATION_TOKEN_NAME, expires_in=expires_in, scopes=scopes
+    )
+    return candidate, token, raw
 
 
 def user_update(*, user: User, is_bot: bool | None = None) -> User:
-    if is_bot is not None and is_bot != user.is_bot:
-        user.is_bot = is_bot
-        user.save(update_fields=["is_bot"])
+    """A person may become a bot, once: a bot account never turns back into a person
+    (its games were a program's)."""
+    if is_bot is None or is_bot == user.is_bot:
+        return user
+    if not is_bot:
+        raise BotForGood("A bot account stays a bot; register a person's account instead.")
+    user.is_bot = True
+    user.save(update_fields=["is_bot"])
     return user
 
 

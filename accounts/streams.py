@@ -46,6 +46,8 @@ class AccountStreamQuery(serializers.Serializer):
 
 
 class AccountStreamSchema(APIView):
+    token_scope = "read"
+
     @extend_schema(
         parameters=[
             AccountStreamQuery,

@@ -22,12 +22,15 @@ def _token(token: ApiToken, current: ApiToken | None) -> dict:
             "created_at": token.created_at,
             "last_used_at": token.last_used_at,
             "expires_at": token.expires_at,
+            "scopes": token.scopes,
             "current": current is not None and token.pk == current.pk,
         }
     ).data
 
 
 class TokenListApi(APIView):
+    token_scope = "account"
+
     @extend_schema(
         parameters=[CursorQuery],
         responses={200: cursor_page("TokenPage", TokenListEntryOutput(many=True))},
@@ -48,6 +51,8 @@ class TokenListApi(APIView):
 
 
 class TokenDetailApi(APIView):
+    token_scope = "account"
+
     @extend_schema(
         responses={204: None},
         tags=["auth"],

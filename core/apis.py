@@ -71,6 +71,8 @@ class ApiIndexOutput(serializers.Serializer):
 
 
 class ApiIndexApi(APIView):
+    token_scope = None  # links only: nothing a token guards
+
     permission_classes = [AllowAny]
 
     @extend_schema(

@@ -80,16 +80,15 @@ def problem_from(exc: Exception) -> HttpResponse:
     return response
 
 
-class _Caller(APIView):
-    """Only lends DRF's authentication and throttling to `authenticate`."""
-
-
-def _authenticate(request: HttpRequest, *, throttle: bool = True) -> Request:
+def _authenticate(request: HttpRequest, schema: type[APIView], *, throttle: bool = True) -> Request:
+    """DRF's authentication, permissions (the token's scope: `schema` declares it, as
+    every view does) and throttling, lent by the view class that documents the live view."""
     # The live views' own token check (settings.LIVE_AUTHENTICATION_CLASSES): clients
     # renew them every few seconds, so it may remember what the database said.
     authenticators = [import_string(path)() for path in settings.LIVE_AUTHENTICATION_CLASSES]
     drf_request = Request(request, authenticators=authenticators)
-    view = _Caller()
+    drf_request.schema = schema  # for token_problem's re-checks
+    view = schema()
     view.request = drf_request
     view.headers = {}
     view.format_kwarg = None
@@ -107,7 +106,7 @@ async def token_problem(request: Request) -> exceptions.APIException | None:
 
     def check() -> exceptions.APIException | None:
         try:
-            _authenticate(request._request, throttle=False)
+            _authenticate(request._request, request.schema, throttle=False)
         except exceptions.APIException as exc:
             return exc
         return None
@@ -131,7 +130,7 @@ def live_view(schema: type[APIView], prepare: Callable[..., Any] | None = None) 
     before the worker thread: a wait counts from then, not from after a queue for it."""
 
     def authenticate_and_prepare(request: HttpRequest, kwargs: dict) -> tuple[Request, Any]:
-        drf_request = _authenticate(request)
+        drf_request = _authenticate(request, schema)
         return drf_request, prepare(drf_request, **kwargs) if prepare else None
 
     def wrap(handler: Callable[..., Awaitable[HttpResponse]]) -> Callable:

@@ -200,7 +200,7 @@ def log_in(api: Api, username: str, password: str) -> str:
     try:
         body = api.post(
             "/auth/token/",
-            {"username": username, "password": password},
+            {"username": username, "password": password, "name": "example client"},
             route="POST token",
             idempotent=False,
             auth=False,

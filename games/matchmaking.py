@@ -71,6 +71,7 @@ def seek_payload(seek: Seek) -> dict[str, Any]:
         "buy_in": seek.buy_in,
         "ante": seek.ante,
         "rated": seek.rated,
+        "against_people": seek.against_people,
         "rating": round(seek.rating, 2),
         "status": seek.status,
         "match_id": seek.match_id,

@@ -275,6 +275,9 @@ class Seek(models.Model):
     ante = models.PositiveIntegerField(default=0)
     # Only seeks of the same kind (rated or casual) are paired.
     rated = models.BooleanField(default=True)
+    # A bot's seek is paired with bots only unless it asks for people too; a person's is
+    # paired with people and with bots that asked.
+    against_people = models.BooleanField(default=False)
     # The seeker's rating in the preset when the seek was made (pairing is nearest first).
     rating = models.FloatField()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.WAITING)

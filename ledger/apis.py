@@ -21,6 +21,8 @@ class TransactionPagination(IdCursorPagination):
 
 
 class MyTransactionsApi(APIView):
+    token_scope = "read"
+
     pagination_class = TransactionPagination
 
     @extend_schema(

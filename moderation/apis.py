@@ -6,6 +6,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.scopes import ACCOUNT
 from accounts.serializers import PlayerRef
 from core.fields import StrictCharField, StrictIntegerField
 from core.idempotency import IDEMPOTENCY_HEADER, IdempotentView, idempotent
@@ -44,7 +45,7 @@ class PlayerReportOutput(serializers.Serializer):
 
 
 class PlayerReportApi(IdempotentView, APIView):
-    token_scope = "account"
+    token_scope = ACCOUNT
 
     @extend_schema(
         request=PlayerReportInput,

@@ -171,7 +171,11 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("CELERY_VISIBIL
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.authentication.BearerTokenAuthentication"],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PERMISSION_CLASSES": [
+        "rest_framework.permissions.IsAuthenticated",
+        # Each operation's `token_scope` (accounts.scopes), the live views' too.
+        "accounts.permissions.TokenHasScope",
+    ],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["core.inputs.SafeJSONParser"],
     "DEFAULT_THROTTLE_CLASSES": [
@@ -187,7 +191,7 @@ REST_FRAMEWORK = {
         "chat": env.str("THROTTLE_CHAT", default="20/min"),
     },
     "EXCEPTION_HANDLER": "core.problems.problem_exception_handler",
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "accounts.schema.ScopedAutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     "NUM_PROXIES": env.int("NUM_PROXIES", default=0),
 }
@@ -224,6 +228,7 @@ SPECTACULAR_SETTINGS = {
         "core.schema.add_rate_limit_headers",
         # The account events, the `webhooks` section and the streams' messages.
         "games.events.add_event_schemas",
+        "accounts.schema.describe_scopes",
     ],
     "APPEND_COMPONENTS": {
         "securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer"}},

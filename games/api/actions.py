@@ -33,6 +33,8 @@ from games.shapes import MATCH
 
 
 class MatchActionApi(MatchApiBase):
+    token_scope = "play"
+
     @extend_schema(
         request=ActionInput,
         responses={201: MATCH},
@@ -67,6 +69,8 @@ class MatchActionApi(MatchApiBase):
 
 
 class MatchResignApi(MatchApiBase):
+    token_scope = "play"
+
     @extend_schema(
         request=None,
         responses={200: MATCH},

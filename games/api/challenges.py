@@ -80,6 +80,8 @@ def _challenge(challenge: Challenge, code: int = status.HTTP_200_OK) -> Response
 
 
 class ChallengeListCreateApi(IdempotentView, APIView):
+    token_scope = {"GET": "read", "POST": "challenge"}
+
     @extend_schema(
         parameters=[ChallengeListQuery],
         responses={200: cursor_page("ChallengePage", ChallengeOutput(many=True))},
@@ -119,6 +121,8 @@ class ChallengeListCreateApi(IdempotentView, APIView):
 
 
 class _ChallengeAnswerApi(IdempotentView, APIView):
+    token_scope = "challenge"
+
     """One POST that changes a challenge's state."""
 
     def answer(self, request: Request, challenge_id: int) -> Challenge:

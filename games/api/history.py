@@ -7,6 +7,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.permissions import TokenHasScope
 from accounts.selectors import player_get
 from accounts.serializers import PlayerRef
 from core.pagination import CursorQuery, cursor_page
@@ -101,7 +102,8 @@ class MatchExportOutput(serializers.Serializer):
 
 
 class PlayerMatchesApi(APIView):
-    permission_classes = [AllowAny]
+    permission_classes = [AllowAny, TokenHasScope]
+    token_scope = "read"
 
     @extend_schema(
         parameters=[PlayerMatchesQuery],
@@ -127,6 +129,8 @@ class PlayerMatchesApi(APIView):
 
 
 class MatchExportApi(APIView):
+    token_scope = "read"
+
     @extend_schema(
         responses={200: MatchExportOutput},
         tags=["matches"],

@@ -6,6 +6,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.permissions import TokenHasScope
 from core.pagination import RankCursorPagination, cursor_page
 from core.query import parse_query
 from games import selectors
@@ -14,7 +15,8 @@ from games.shapes import LeaderboardEntryOutput
 
 
 class LeaderboardApi(APIView):
-    permission_classes = [AllowAny]
+    permission_classes = [AllowAny, TokenHasScope]
+    token_scope = "read"
 
     @extend_schema(
         parameters=[LeaderboardQuery],

@@ -39,6 +39,8 @@ from ledger.errors import InsufficientChips
 
 
 class MatchListCreateApi(MatchApiBase):
+    token_scope = {"GET": "read", "POST": "play"}
+
     @extend_schema(
         parameters=[MatchListQuery],
         responses={200: cursor_page("MatchPage", MatchSummaryOutput(many=True))},
@@ -82,6 +84,8 @@ class MatchListCreateApi(MatchApiBase):
 
 
 class MatchDetailApi(MatchApiBase):
+    token_scope = "read"
+
     @extend_schema(
         responses={200: MATCH},
         tags=["matches"],
@@ -97,6 +101,8 @@ class MatchDetailApi(MatchApiBase):
 
 
 class MatchJoinApi(MatchApiBase):
+    token_scope = "play"
+
     @extend_schema(
         request=JoinInput,
         responses={200: MATCH},
@@ -116,6 +122,8 @@ class MatchJoinApi(MatchApiBase):
 
 
 class MatchLeaveApi(MatchApiBase):
+    token_scope = "play"
+
     @extend_schema(
         request=None,
         responses={200: MATCH},
@@ -133,6 +141,8 @@ class MatchLeaveApi(MatchApiBase):
 
 
 class MatchBotsApi(MatchApiBase):
+    token_scope = "play"
+
     @extend_schema(
         request=BotInput,
         responses={201: MATCH},
@@ -152,6 +162,8 @@ class MatchBotsApi(MatchApiBase):
 
 
 class MatchStartApi(MatchApiBase):
+    token_scope = "play"
+
     @extend_schema(
         request=None,
         responses={200: MATCH},
@@ -169,6 +181,8 @@ class MatchStartApi(MatchApiBase):
 
 
 class MatchRoundsApi(MatchApiBase):
+    token_scope = "read"
+
     @extend_schema(
         responses={200: ROUNDS},
         tags=["play"],
@@ -183,6 +197,8 @@ class MatchRoundsApi(MatchApiBase):
 
 
 class MatchMessagesApi(MatchApiBase):
+    token_scope = {"GET": "read", "POST": "chat"}
+
     def get_throttles(self):
         throttles = super().get_throttles()
         return [*throttles, ChatThrottle()] if self.request.method == "POST" else throttles

@@ -6,12 +6,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.permissions import TokenHasScope
 from games import engine
 from games.shapes import RULESETS
 
 
 class RulesetListApi(APIView):
-    permission_classes = [AllowAny]
+    permission_classes = [AllowAny, TokenHasScope]
+    token_scope = "read"
 
     @extend_schema(
         responses={200: RULESETS},

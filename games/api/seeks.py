@@ -19,6 +19,11 @@ from games.models import Seek
 from games.serializers import PRESET_NAMES, RATED_HELP
 from ledger.errors import InsufficientChips
 
+AGAINST_PEOPLE_HELP = (
+    "For a bot's account: be paired with people too. A bot's seek without it is paired "
+    "with bots only; a person's seek is paired with people and with bots that asked."
+)
+
 
 class SeekInput(StrictInput):
     ruleset = serializers.ChoiceField(choices=PRESET_NAMES)
@@ -28,6 +33,11 @@ class SeekInput(StrictInput):
     ante = StrictIntegerField(min_value=0, max_value=1_000_000, required=False, default=0)
     rated = StrictBooleanField(
         required=False, default=True, help_text=f"{RATED_HELP} Paired only with the same kind."
+    )
+    against_people = StrictBooleanField(
+        required=False,
+        default=False,
+        help_text=AGAINST_PEOPLE_HELP,
     )
 
     def validate(self, data: dict) -> dict:
@@ -48,6 +58,7 @@ class SeekOutput(serializers.Serializer):
     buy_in = serializers.IntegerField()
     ante = serializers.IntegerField()
     rated = serializers.BooleanField()
+    against_people = serializers.BooleanField(help_text=AGAINST_PEOPLE_HELP)
     rating = serializers.FloatField(help_text="Your rating in the preset when you sought.")
     status = serializers.ChoiceField(choices=Seek.Status.values)
     match_id = serializers.IntegerField(allow_null=True, help_text="Once matched.")
@@ -60,6 +71,8 @@ def _seek(seek: Seek, code: int = status.HTTP_200_OK) -> Response:
 
 
 class SeekListCreateApi(IdempotentView, APIView):
+    token_scope = {"GET": "read", "POST": "challenge"}
+
     @extend_schema(
         parameters=[SeekListQuery],
         responses={200: cursor_page("SeekPage", SeekOutput(many=True))},
@@ -88,7 +101,8 @@ class SeekListCreateApi(IdempotentView, APIView):
         "(the longest-waiting seeker in seat 0). Comes back `matched` with `match_id` "
         "when that happens now; else `waiting` until a `seek_matched` account event (and "
         "webhook), or until `expires_at`. One waiting seek per player (409 "
-        "`already_seeking`).",
+        "`already_seeking`). People and bot accounts are kept apart unless a bot's seek "
+        "says `against_people`.",
         extensions=problems(AlreadySeeking, InsufficientChips),
     )
     @idempotent
@@ -98,6 +112,8 @@ class SeekListCreateApi(IdempotentView, APIView):
 
 
 class SeekDetailApi(APIView):
+    token_scope = {"GET": "read", "DELETE": "challenge"}
+
     @extend_schema(
         responses={200: SeekOutput},
         tags=["quick play"],

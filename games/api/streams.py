@@ -290,6 +290,8 @@ def _stream_start(request: Request, match_id: int) -> tuple[int, Match]:
 
 
 class MatchEventsSchema(APIView):
+    token_scope = "read"
+
     @extend_schema(
         parameters=[EventsQuery],
         responses={200: EventsOutput},
@@ -362,6 +364,8 @@ LAST_EVENT_ID = OpenApiParameter(
 
 
 class MatchStreamSchema(APIView):
+    token_scope = "read"
+
     @extend_schema(
         parameters=[StreamQuery, LAST_EVENT_ID],
         responses={
@@ -434,6 +438,9 @@ async def _match_stream_body(
 
 
 class SeatStreamSchema(APIView):
+    # What `GET /matches/{id}/` answers the same caller, as it changes.
+    token_scope = "read"
+
     @extend_schema(
         parameters=[StreamQuery, LAST_EVENT_ID],
         responses={

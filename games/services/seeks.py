@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import F, Func
+from django.db.models import F, Func, Q
 from django.utils import timezone
 
 from accounts.models import Rating, User
@@ -47,9 +47,11 @@ def seek_create(
     buy_in: int = 0,
     ante: int = 0,
     rated: bool = True,
+    against_people: bool = False,
 ) -> Seek:
     """Enters the pool and pairs at once when enough compatible seeks wait: the seek
-    comes back `matched` with its match, or `waiting`."""
+    comes back `matched` with its match, or `waiting`. A bot's seek meets people only
+    when `against_people` (`_company`)."""
     try:
         engine.rules_from_preset(ruleset, {})
     except engine.EngineError as exc:
@@ -64,6 +66,7 @@ def seek_create(
         buy_in=buy_in,
         ante=ante,
         rated=rated,
+        against_people=against_people,
         rating=rating_in(user, ruleset),
         created_at=now,
         expires_at=now + timedelta(seconds=settings.SEEK_TTL_SECONDS),
@@ -76,6 +79,16 @@ def seek_create(
         raise AlreadySeeking("You have a waiting seek already; cancel it first.") from exc
     _pair(seek)
     return seek
+
+
+def _company(seek: Seek) -> Q:
+    """The seeks `seek` may share a table with. People, and bots that asked for people,
+    play together; bots that did not ask play among themselves: so no bot sits with a
+    person unless it asked, at a table of any size."""
+    with_people = Q(user__is_bot=False) | Q(against_people=True)
+    if not seek.user.is_bot or seek.against_people:
+        return with_people
+    return ~with_people
 
 
 def _pair(seek: Seek) -> None:
@@ -93,6 +106,7 @@ def _pair(seek: Seek) -> None:
             rated=seek.rated,
             expires_at__gt=timezone.now(),
         )
+        .filter(_company(seek))
         .exclude(pk=seek.pk)
         .annotate(distance=Func(F("rating") - seek.rating, function="ABS"))
         .order_by("distance", "created_at", "id"),

@@ -42,9 +42,16 @@ def test_the_list_shows_your_tokens_without_their_secrets(api_client):
     assert body["results"][0]["expires_at"] is not None and laptop["expires_at"] is None
     assert secret not in response.content.decode() and expiring not in response.content.decode()
     assert other.pk not in [t["id"] for t in body["results"]]
-    assert {"id", "name", "prefix", "created_at", "last_used_at", "expires_at", "current"} == set(
-        laptop
-    )
+    assert {
+        "id",
+        "name",
+        "prefix",
+        "created_at",
+        "last_used_at",
+        "expires_at",
+        "scopes",
+        "current",
+    } == set(laptop)
 
 
 def test_revoking_one_token_stops_it_and_only_it():

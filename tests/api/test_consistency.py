@@ -139,4 +139,6 @@ def test_problem_responses_follow_each_operations_shape(api_client):
             assert ("404" in statuses) == ("{" in path or "cursor" in str(operation)), path
     action = schema["paths"]["/api/v1/matches/{match_id}/actions/"]["post"]["responses"]
     assert "`not_your_turn`" in action["409"]["description"]
-    assert "403" not in schema["paths"]["/api/v1/rulesets/"]["get"]["responses"]
+    assert "403" not in schema["paths"]["/api/v1/"]["get"]["responses"]  # needs no scope
+    public_read = schema["paths"]["/api/v1/rulesets/"]["get"]["responses"]
+    assert public_read["403"]["description"] == "Not allowed: `insufficient_scope`."

@@ -11,7 +11,7 @@ from django.db import connection
 from django.utils import timezone
 
 from accounts.events import account_events_after
-from accounts.models import Rating, Webhook, WebhookDelivery
+from accounts.models import Rating, User, Webhook, WebhookDelivery
 from accounts.secret_box import seal
 from games.models import Match, Seat, Seek
 from games.services import seeks
@@ -137,3 +137,44 @@ def test_many_seekers_at_once_are_each_paired_at_most_once(seekers, table):
     assert max(seated.values()) == 1  # nobody in two matches
     assert set(seated) == {s.user_id for s in matched}
     assert Match.objects.filter(status="active").count() == seekers // table
+
+
+def _bots(*users):
+    User.objects.filter(pk__in=[u.pk for u in users]).update(is_bot=True)
+
+
+@pytest.mark.django_db
+def test_quick_play_keeps_bots_from_people_unless_a_bot_asks():
+    (person, p), (bot, b), (other_bot, o), (keen_bot, k) = seated_players(4)
+    _bots(bot, other_bot, keen_bot)
+    assert _seek(p).json()["status"] == "waiting"
+    waiting = _seek(b).json()  # a bot that did not ask is not paired with the person
+    assert waiting["status"] == "waiting" and waiting["against_people"] is False
+    paired = _seek(o).json()  # ... but with another bot
+    assert paired["status"] == "matched"
+    seated = set(
+        Seat.objects.filter(match_id=paired["match_id"]).values_list("player_id", flat=True)
+    )
+    assert seated == {bot.pk, other_bot.pk}
+    keen = _seek(k, against_people=True).json()  # a bot that asks meets the person
+    assert keen["status"] == "matched" and keen["against_people"] is True
+    seated = set(Seat.objects.filter(match_id=keen["match_id"]).values_list("player_id", flat=True))
+    assert seated == {person.pk, keen_bot.pk}
+
+
+@pytest.mark.django_db
+def test_a_persons_seek_passes_over_bots_that_did_not_ask_at_any_table_size():
+    (person, p), (keen_bot, k), (bot, b), (other, o) = seated_players(4)
+    _bots(keen_bot, bot)
+    assert _seek(b, players=3).json()["status"] == "waiting"
+    assert _seek(k, players=3, against_people=True).json()["status"] == "waiting"
+    assert _seek(p, players=3).json()["status"] == "waiting"  # the bot that did not ask: no
+    third = _seek(o, players=3).json()
+    assert third["status"] == "matched"
+    seated = set(
+        Seat.objects.filter(match_id=third["match_id"]).values_list("player_id", flat=True)
+    )
+    assert seated == {person.pk, keen_bot.pk, other.pk}
+    assert Seek.objects.get(user=bot).status == Seek.Status.WAITING
+    # The flag is a strict boolean, as every input's.
+    assert_problem(_seek(p, against_people="yes"), 400, "validation_error")

@@ -104,7 +104,7 @@ def test_insufficient_chips_is_a_problem_with_its_code():
 
 
 def test_schema_documents_the_endpoint(api_client):
-    user, _ = user_register(username="schemer", password="a-long-pass-phrase-42")
+    user, _, _ = user_register(username="schemer", password="a-long-pass-phrase-42")
     schema = client_for(user).get("/api/v1/schema/?format=json").json()
     operation = schema["paths"][URL]["get"]
     assert operation["tags"] == ["ledger"]

@@ -25,7 +25,7 @@ def _move(debit, credit, amount, key, kind=TransferKind.REFUND, **kw):
 
 
 def test_register_grants_signup_chips_naming_the_new_user_as_actor():
-    user, _ = user_register(username="newcomer", password="a-long-pass-phrase-42")
+    user, _, _ = user_register(username="newcomer", password="a-long-pass-phrase-42")
     assert wallet_balance(user=user) == 1000
     grant = Transfer.objects.get(kind=TransferKind.SIGNUP_GRANT)
     assert grant.credit.user_id == user.pk and grant.debit.kind == AccountKind.HOUSE
@@ -62,7 +62,7 @@ def test_register_grants_signup_chips_in_the_same_transaction():
 
 def test_signup_chips_setting_is_honoured(settings):
     settings.SIGNUP_CHIPS = 250
-    user, _ = user_register(username="frugal", password="a-long-pass-phrase-42")
+    user, _, _ = user_register(username="frugal", password="a-long-pass-phrase-42")
     assert wallet_balance(user=user) == 250
 
 

@@ -123,6 +123,8 @@ function renderAuth() {
     const onsubmit = async (event) => {
       event.preventDefault();
       const body = { username: username.value.trim(), password: password.value };
+      // The page's own token name: logging in here replaces only the page's last token.
+      if (kind !== "signup") body.name = "play page";
       try {
         const answer = await api(kind === "signup" ? "auth/register/" : "auth/token/", { method: "POST", body });
         session.save(answer.token);
