@@ -216,6 +216,7 @@ SPECTACULAR_SETTINGS = {
         "PokerHandRankEnum": ["9", "10", "J", "Q", "K", "A", "junk"],
         "ChallengeStatusEnum": ["pending", "accepted", "declined", "cancelled", "expired"],
         "SeekStatusEnum": ["waiting", "matched", "cancelled", "expired"],
+        "PlayerReportReasonEnum": "moderation.models.PlayerReport.Reason",
     },
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",

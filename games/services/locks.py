@@ -33,7 +33,8 @@ are (tests/games/test_lock_order.py checks both, and that this names every kind)
 
 Taken with nothing else locked: a `ChatMessage` row (`chat_messages_lock`, to hide it,
 then its events), `WebhookDelivery` rows (`accounts.webhooks`, the resend sweep, SKIP
-LOCKED), a `Webhook` row (`rotate_webhook_secrets`).
+LOCKED), a `Webhook` row (`rotate_webhook_secrets`), a `PlayerReport` row (moderation's
+`report_resolve`, then its audit record).
 
 Play locks its match, moves chips, then locks the players to rate them; a ban locks the
 banned player's matches, then the player. A service never locks a match after an account
