@@ -14,10 +14,10 @@ from core.pagination import CursorQuery, cursor_page
 from core.payloads import render
 from core.query import parse_query
 from core.schema import problems
-from games import history, selectors
+from games import engine, history, selectors
 from games.api.base import NewestFirst
 from games.errors import MatchNotFinished, NotExportable
-from games.serializers import PRESET_NAMES
+from games.serializers import PRESET_NAMES, ActionInput
 from games.shapes import RULES, ExportDiceOutput, MatchSummaryOutput, round_record
 
 
@@ -34,6 +34,30 @@ class ExportSeatOutput(serializers.Serializer):
     status = serializers.ChoiceField(choices=["playing", "out", "left"])
 
 
+class ReplayActionOutput(serializers.Serializer):
+    """One entry of `replay.actions`: an action as `POST actions/` takes it, with the
+    `seat` that played it (what the server's bots and timeouts played too); or the
+    server's forfeit of a seat (resignation, timeout, ban), `{"type": "forfeit", "seat"}`."""
+
+    seat = serializers.IntegerField()
+    type = serializers.ChoiceField(
+        choices=[*ActionInput().fields["type"].choices, engine.FORFEIT_LOG_ENTRY]
+    )
+    quantity = serializers.IntegerField(required=False)
+    face = serializers.IntegerField(required=False)
+    show = serializers.ListField(
+        child=serializers.IntegerField(), required=False, help_text="Indexes into the cup."
+    )
+    target_seat = serializers.IntegerField(required=False)
+    hand = serializers.ListField(
+        child=serializers.CharField(allow_null=True), required=False, help_text="Poker dice."
+    )
+    direction = serializers.ChoiceField(choices=["left", "right"], required=False)
+    hold = serializers.ListField(
+        child=serializers.IntegerField(), required=False, help_text="Indexes into the box."
+    )
+
+
 class ExportReplayOutput(serializers.Serializer):
     """The arguments of the engine's `replay(rules, n_players, rolls, actions,
     creator_seat=, opener_seat=)`, which rebuilds the final state exactly; `rolls` is
@@ -47,11 +71,7 @@ class ExportReplayOutput(serializers.Serializer):
         help_text="Deprecated (removed in liarsdice-match/2): the flat form of `dice`, "
         "every value drawn in order; poker ranks as 1..6.",
     )
-    actions = serializers.ListField(
-        child=serializers.DictField(),
-        help_text="Every action applied, in order, as sent (with its `seat`); a forfeit "
-        '(resignation, timeout, ban) is `{"type": "forfeit", "seat": n}`.',
-    )
+    actions = ReplayActionOutput(many=True, help_text="Every action applied, in order.")
 
 
 class ExportResultOutput(serializers.Serializer):
