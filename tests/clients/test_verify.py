@@ -201,6 +201,21 @@ def test_a_changed_result_is_reported_in_its_round(exports, family, field, value
     assert report.rounds() <= {number, number + 1, None}
 
 
+def test_a_seat_wrongly_put_out_is_reported_in_its_round_and_the_next_only(exports):
+    """A result that takes all the dice of a seat that plays on: the next round's deal is
+    reported, and the rounds after it are checked from the dice they hold, so they stay
+    clean. (Any match of three has a next round: one round puts at most one seat out.)"""
+    body = copy.deepcopy(exports["common_pool"])
+    i = _round_with(body, lambda rec, rnd: rec["result"] is not None)
+    record, following = body["rounds"][i], body["dice"]["rounds"][i + 1]
+    seat = next(iter(following["deal"]))
+    record["result"]["losses"][seat] = len(record["dice"][seat])
+    report = verify(body)
+    number = record["number"]
+    assert report.problems[0].round == number
+    assert number + 1 in report.rounds() <= {number, number + 1, None}
+
+
 def test_a_changed_winner_is_reported_for_the_match(exports):
     body = copy.deepcopy(exports["common_pool"])
     body["result"]["winner_seats"] = [(body["result"]["winner_seats"][0] + 1) % 3]

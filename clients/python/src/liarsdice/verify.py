@@ -205,8 +205,10 @@ class CommonPool(Match):
         want_deal = {str(s): c for s, c in enumerate(self.counts) if self.live[s]}
         dealt = {k: len(v) for k, v in rnd["deal"].items()}
         self.expect("dealt dice per seat", dealt, want_deal)
-        # Go on from the dice the round holds: a wrong count is reported once, here.
+        # Go on from the dice the round holds, and from who holds any: a wrong count or a
+        # seat wrongly in or out is reported once, here, not again in every later round.
         self.counts = [dealt.get(str(s), 0) for s in range(self.n)]
+        self.live = [count > 0 for count in self.counts]
         self.expect("palifico", record.get("palifico", False), self.palifico_next)
         cups = {k: list(v) for k, v in rnd["deal"].items()}
         shown: dict[str, list] = {k: [] for k in cups}
