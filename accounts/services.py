@@ -89,7 +89,9 @@ def token_obtain(
         raise InvalidCredentials("Wrong username or password.")
     name = name or LOGIN_TOKEN_NAME
     # The user's row lock orders two logins of one name: the second revokes the first.
-    list(User.objects.select_for_update().filter(pk=user.pk).values_list("pk"))
+    # FOR NO KEY UPDATE, as games.services.locks takes users: rows that refer to the user
+    # (seats, account events) are not held up by it.
+    list(User.objects.select_for_update(no_key=True).filter(pk=user.pk).values_list("pk"))
     older = list(
         ApiToken.objects.filter(user=user, name=name, revoked_at__isnull=True).values_list(
             "pk", "key_hash"

@@ -3,14 +3,18 @@ web process and under concurrent requests; each reports its numbers in the respo
 rate-limit headers (core.throttling)."""
 
 import hashlib
+import logging
 import unicodedata
 
+import redis
 from django.conf import settings
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
 from core import ratelimit
 from core.throttling import QuotaThrottle, record, recorded
+
+logger = logging.getLogger(__name__)
 
 
 class PerUserThrottle(QuotaThrottle):
@@ -48,8 +52,13 @@ class RegisterIpThrottle(PerIpThrottle):
 def registration_failed(request: Request) -> None:
     """The registration created no account: it no longer counts against its address."""
     quota = recorded(request._request, RegisterIpThrottle.scope)
-    if quota is not None:
+    if quota is None:
+        return
+    try:
         record(request._request, ratelimit.release(quota))
+    except redis.exceptions.RedisError:
+        # The failed registration's own answer matters more than giving its count back.
+        logger.warning("registration count not given back")
 
 
 class LoginIpThrottle(PerIpThrottle):

@@ -26,6 +26,13 @@ class MatchEnded(ConflictError):
     code = "match_ended"
 
 
+class PlayerUnavailable(ConflictError):
+    """A player of a table about to open (a challenge's, a rematch's) can no longer play:
+    banned since they agreed. The answer names nobody."""
+
+    code = "player_unavailable"
+
+
 class MatchFull(ConflictError):
     code = "match_full"
 

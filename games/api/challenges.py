@@ -16,7 +16,13 @@ from core.query import parse_query
 from core.schema import problems
 from games import matchmaking, services
 from games.api.base import NewestFirst
-from games.errors import ChallengeClosed, ChallengeExpired, NotChallenged, NotChallenger
+from games.errors import (
+    ChallengeClosed,
+    ChallengeExpired,
+    NotChallenged,
+    NotChallenger,
+    PlayerUnavailable,
+)
 from games.models import Challenge
 from games.serializers import PRESET_NAMES, RATED_HELP
 from ledger.errors import InsufficientChips
@@ -154,7 +160,7 @@ def _answer_schema(summary: str, description: str, errors: tuple[type[Problem], 
     "Accept a challenge",
     "The last acceptance starts the match (`match_id`); everyone gets a "
     "`challenge_accepted` account event.",
-    (NotChallenged, *_CLOSED, InsufficientChips),
+    (NotChallenged, *_CLOSED, InsufficientChips, PlayerUnavailable),
 )
 class ChallengeAcceptApi(_ChallengeAnswerApi):
     def answer(self, request: Request, challenge_id: int) -> Challenge:

@@ -7,6 +7,7 @@ from games.errors import (
     MatchNotFinished,
     NoRematchOffer,
     NotSeated,
+    PlayerUnavailable,
     RematchStarted,
     StaleVersion,
 )
@@ -26,7 +27,7 @@ _FINISHED = (NotSeated, StaleVersion, MatchNotFinished, RematchStarted)
     "player one seat on (seat s sits at s + 1, the last at 0); the answer is the "
     "finished match with its `rematch_id`. An offer stands for `REMATCH_TTL_SECONDS` "
     "(default 5 min).",
-    errors=(*_FINISHED, AlreadyAgreed, InsufficientChips),
+    errors=(*_FINISHED, AlreadyAgreed, InsufficientChips, PlayerUnavailable),
 )
 class MatchRematchApi(MatchStepApi):
     def step(self, **arguments) -> services.MatchChange:

@@ -19,6 +19,7 @@ from games.errors import (
     NotCreator,
     NotEnoughPlayers,
     NotSeated,
+    PlayerUnavailable,
     rules_error,
 )
 from games.events import MatchStarted
@@ -124,7 +125,10 @@ def match_open_full(*, players: list[User], refusal: str, **settings: Any) -> Ma
     pairing's, a rematch's): the first creates it with `settings`, the others join in
     order, and it starts itself once full. A wallet that cannot cover the buy-in refuses
     it all with `refusal`, naming nobody: the caller is one of the players, and another
-    player's balance is not theirs to see."""
+    player's balance is not theirs to see. A banned player (since they agreed) refuses it
+    too (`PlayerUnavailable`)."""
+    if not all(player.is_active for player in players):
+        raise PlayerUnavailable("A player at this table can no longer play; it did not open.")
     creator, *others = players
     try:
         change = match_create(user=creator, max_players=len(players), **settings)

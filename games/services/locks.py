@@ -25,7 +25,9 @@ are (tests/games/test_lock_order.py checks both, and that this names every kind)
    `stakes.*` calls (buy-ins, antes, pots, refunds; also the ledger's own grants).
 4. `User` rows, by ascending id, FOR NO KEY UPDATE: `users_lock` (ratings at a match's
    end), `user_lock` (a ban, after the player's matches). Moderation's mute, unmute
-   and unban lock one user (FOR UPDATE) with nothing else.
+   and unban lock one user (FOR UPDATE) with nothing else; a login locks its user (FOR NO
+   KEY UPDATE, `accounts.services.token_obtain`) with nothing else, to replace the token
+   of its name.
 5. `AccountEventCounter` rows, by ascending user id, taken by `accounts.events` (through
    `services.publish`) with a change's last writes. (At a match's
    start the antes follow; they lock only the match's own accounts, which nothing takes

@@ -105,6 +105,7 @@ def _pair(seek: Seek) -> None:
             ante=seek.ante,
             rated=seek.rated,
             expires_at__gt=timezone.now(),
+            user__is_active=True,  # a banned player's seek waits for nobody
         )
         .filter(_company(seek))
         .exclude(pk=seek.pk)

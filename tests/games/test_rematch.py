@@ -162,3 +162,21 @@ def test_rematch_refusals():
     assert_problem(_post(a, old.pk, body={"expected_version": 0}), 409, "stale_version")
     assert_problem(_post(a, old.pk, body={"seats": [1]}), 400, "validation_error")
     assert Match.objects.get(pk=old.pk).rematch_offer is None
+
+
+def test_a_player_banned_since_accepting_stops_the_rematch_naming_nobody():
+    from moderation.services import player_ban
+    from tests.moderation.conftest import make_moderator
+
+    people = [PlayerFactory() for _ in range(2)]
+    clients = [client_for(u) for u in people]
+    old = FinishedMatchFactory(players=people, options=QUICK, buy_in=30, ante=1)
+    wallets = [wallet_balance(user=u) for u in people]
+    assert _post(clients[1], old.pk).status_code == 200
+    player_ban(user_id=people[1].pk, moderator=make_moderator(), reason="cheating")
+
+    refused = assert_problem(_post(clients[0], old.pk), 409, "player_unavailable")
+    assert people[1].username not in refused["detail"]
+    assert Match.objects.count() == 1  # no new table
+    assert [wallet_balance(user=u) for u in people] == wallets
+    _ledger_ok()

@@ -178,3 +178,12 @@ def test_a_persons_seek_passes_over_bots_that_did_not_ask_at_any_table_size():
     assert Seek.objects.get(user=bot).status == Seek.Status.WAITING
     # The flag is a strict boolean, as every input's.
     assert_problem(_seek(p, against_people="yes"), 400, "validation_error")
+
+
+@pytest.mark.django_db
+def test_a_banned_players_waiting_seek_is_never_paired():
+    (alice, a), (bob, b) = seated_players(2)
+    assert _seek(a).json()["status"] == "waiting"
+    User.objects.filter(pk=alice.pk).update(is_active=False)  # banned while waiting
+    assert _seek(b).json()["status"] == "waiting"
+    assert not Match.objects.filter(seats__player=bob).exists()
