@@ -51,5 +51,5 @@ if __name__ == "__main__":
     parser.add_argument("--password", required=True)
     args = parser.parse_args()
     client = Client(args.base_url)
-    client.login_or_register(args.username, args.password)
+    client.login_or_register(args.username, args.password, is_bot=True)
     BotRunner(Estimator(), client, accept=accept_all).run()

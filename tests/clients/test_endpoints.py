@@ -43,6 +43,13 @@ def test_accounts_tokens_webhooks_wallet_and_rankings(live_asgi, new_client):
     ann.logout()
     assert ann.token is None
 
+    # A bot's start: registered as a program's account the first time, logged in after.
+    with liarsdice.Client(live_asgi.url) as bot:
+        created = bot.login_or_register(f"{me['username']}_bot", PASSWORD, is_bot=True)
+        assert created["is_bot"] is True and bot.me()["is_bot"] is True
+        again = bot.login_or_register(f"{me['username']}_bot", PASSWORD, is_bot=True)
+        assert again["token"] != created["token"]
+
 
 def test_lobby_play_chat_history_challenges_and_seeks(live_asgi, new_client):
     ann, bob = new_client(live_asgi.url, "lob"), new_client(live_asgi.url, "lob")

@@ -200,14 +200,17 @@ class Client:
         self.token = answer["token"]
         return answer
 
-    def login_or_register(self, username: str, password: str, **fields: Any) -> dict[str, Any]:
-        """Logs in, registering the account first when it does not exist."""
+    def login_or_register(
+        self, username: str, password: str, *, is_bot: bool = False, **fields: Any
+    ) -> dict[str, Any]:
+        """Logs in, registering the account first when it does not exist (a program's
+        account, for good, with `is_bot`)."""
         try:
             return self.login(username, password, **fields)
         except ApiError as exc:
             if exc.status not in (400, 401):
                 raise
-        return self.register(username, password)
+        return self.register(username, password, **({"is_bot": True} if is_bot else {}))
 
     @operation("DELETE", "/auth/token/")
     def logout(self) -> None:
