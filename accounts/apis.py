@@ -10,7 +10,13 @@ from rest_framework.views import APIView
 
 from accounts import selectors, services
 from accounts.authentication import WalletBearerTokenAuthentication
-from accounts.errors import BotForGood, InvalidCredentials, TooManyWebhooks, WebhookRejected
+from accounts.errors import (
+    AccountDisabled,
+    BotForGood,
+    InvalidCredentials,
+    TooManyWebhooks,
+    WebhookRejected,
+)
 from accounts.models import ApiToken, Webhook
 from accounts.permissions import TokenHasScope
 from accounts.serializers import (
@@ -116,7 +122,7 @@ class TokenApi(APIView):
         "asked for (all when omitted); `expires_in` makes it expire. It replaces (revokes) "
         "your live token of the same `name` (`login` when none is given), so repeated "
         "logins do not pile up; tokens of other names stay valid.",
-        extensions=problems(InvalidCredentials),
+        extensions=problems(InvalidCredentials, AccountDisabled),
     )
     def post(self, request: Request) -> Response:
         data = validated(TokenObtainInput, request.data)

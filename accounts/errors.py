@@ -10,6 +10,13 @@ class InvalidCredentials(DomainError):
     title = "Invalid credentials"
 
 
+class AccountDisabled(PermissionDeniedError):
+    """The right password for an account that may no longer log in (banned or closed)."""
+
+    code = "account_disabled"
+    title = "Account disabled"
+
+
 class UsernameTaken(InvalidInput):
     field_code = "username_taken"
 

@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from accounts.authentication import tokens_revoked
 from accounts.errors import (
+    AccountDisabled,
     BotForGood,
     InvalidCredentials,
     TooManyWebhooks,
@@ -86,7 +87,7 @@ def token_obtain(
     name (LOGIN_TOKEN_NAME when none is given)."""
     user = authenticate(username=username, password=password)
     if user is None:
-        raise InvalidCredentials("Wrong username or password.")
+        raise _login_refusal(username, password)
     name = name or LOGIN_TOKEN_NAME
     # The user's row lock orders two logins of one name: the second revokes the first.
     # FOR NO KEY UPDATE, as games.services.locks takes users: rows that refer to the user
@@ -107,6 +108,15 @@ def token_obtain(
 # The server's bots are named `bot-<strategy>[-n]`; nobody may look like one (bots are
 # never found by name, so this is about what other players see, not about seating).
 RESERVED_USERNAME = re.compile(r"^bot[-_.]", re.IGNORECASE)
+
+
+def _login_refusal(username: str, password: str) -> Exception:
+    """Why a login failed: a disabled (banned or closed) account says so, but only to
+    someone who knows its password; anyone else hears "wrong username or password"."""
+    disabled = User.objects.filter(username=username, is_active=False).first()
+    if disabled is not None and disabled.check_password(password):
+        return AccountDisabled("This account is disabled: it can no longer log in.")
+    return InvalidCredentials("Wrong username or password.")
 
 
 def _username_taken() -> UsernameTaken:

@@ -105,6 +105,17 @@ def test_login_returns_new_token_and_wrong_password_fails(api_client, user):
     assert ApiToken.objects.filter(user=user).count() == 1
 
 
+def test_a_disabled_account_is_told_so_only_with_its_password(api_client, user):
+    User.objects.filter(pk=user.pk).update(is_active=False)  # banned, or closed
+    right = api_client.post(
+        TOKEN, {"username": user.username, "password": DEFAULT_PASSWORD}, format="json"
+    )
+    assert "disabled" in assert_problem(right, 403, "account_disabled")["detail"]
+    wrong = api_client.post(TOKEN, {"username": user.username, "password": "nope"}, format="json")
+    assert_problem(wrong, 400, "invalid_credentials")
+    assert not ApiToken.objects.filter(user=user).exists()
+
+
 def test_login_with_expiry_sets_expires_at(api_client, user):
     response = api_client.post(
         TOKEN,
