@@ -45,6 +45,13 @@ class InsufficientScope(PermissionDeniedError):
     code = "insufficient_scope"
     title = "Insufficient scope"
 
+    def __init__(self, scope: str) -> None:
+        super().__init__(f"This token lacks the `{scope}` scope this operation needs.")
+        # RFC 6750, section 3: the challenge names the error and the scope wanted.
+        self.headers = {
+            "WWW-Authenticate": f'Bearer realm="api", error="insufficient_scope", scope="{scope}"'
+        }
+
 
 class BotForGood(ConflictError):
     """A bot account asked to become a person again."""

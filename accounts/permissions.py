@@ -24,5 +24,5 @@ class TokenHasScope(BasePermission):
             return True  # a method the view lacks: its 405 follows
         needed = required_scope(view, request.method)
         if needed is not None and needed not in scopes:
-            raise InsufficientScope(f"This token lacks the `{needed}` scope this operation needs.")
+            raise InsufficientScope(needed)
         return True

@@ -27,6 +27,8 @@ class DomainError(Problem, Exception):
     title = "Request cannot be completed"
     # Per-field problems, [{"field", "code", "detail"}], when the failure names fields.
     errors: list[dict[str, str]] | None = None
+    # Response headers the failure calls for (RFC 6750's WWW-Authenticate, say).
+    headers: dict[str, str] | None = None
 
     def __init__(self, detail: str) -> None:
         super().__init__(detail)

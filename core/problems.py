@@ -131,7 +131,9 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
             title=exc.title,
             errors=exc.errors,
         )
-        return Response(body, status=exc.status, content_type=PROBLEM_CONTENT_TYPE)
+        return Response(
+            body, status=exc.status, headers=exc.headers, content_type=PROBLEM_CONTENT_TYPE
+        )
 
     if not isinstance(exc, exceptions.APIException):
         return None

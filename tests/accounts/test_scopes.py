@@ -89,6 +89,8 @@ def test_a_read_token_watches_a_match_but_cannot_move(client):
     )
     assert_problem(refused, 403, "insufficient_scope")
     assert "`play`" in refused.json()["detail"]
+    challenge = 'Bearer realm="api", error="insufficient_scope", scope="play"'
+    assert refused["WWW-Authenticate"] == challenge  # RFC 6750, section 3
     assert Match.objects.get(pk=match.pk).version == seen.json()["version"]  # nothing moved
     seq = Match.objects.get(pk=match.pk).event_seq
     for live in (f"events/?after={seq}&wait=0", "stream/", "seat-stream/"):
@@ -115,7 +117,9 @@ def test_a_token_without_read_is_refused_by_reads_and_live_views(client):
         "/api/v1/stream/",
         "/api/v1/leaderboard/",  # a public read: a token sent must carry `read`
     ):
-        assert_problem(client.get(url, headers=headers), 403, "insufficient_scope")
+        refused = client.get(url, headers=headers)
+        assert_problem(refused, 403, "insufficient_scope")
+        assert 'scope="read"' in refused["WWW-Authenticate"]
     assert client.get("/api/v1/leaderboard/").status_code == 200  # anonymous: unaffected
     assert client.get("/api/v1/", headers=headers).status_code == 200  # needs no scope
 
