@@ -361,6 +361,7 @@ class ChallengeReceived(AccountPayload):
 
     challenge_id: ChallengeId
     challenger: Annotated[str, "The challenger's username."]
+    challenger_is_bot: Annotated[bool, "Whether the challenger's account is a bot's."]
     ruleset: str
     turn_seconds: int
     buy_in: int

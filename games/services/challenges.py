@@ -35,6 +35,7 @@ def _received(challenge: Challenge) -> events.ChallengeReceived:
     return events.ChallengeReceived(
         challenge_id=challenge.pk,
         challenger=challenge.challenger.username,
+        challenger_is_bot=challenge.challenger.is_bot,
         ruleset=challenge.ruleset,
         turn_seconds=challenge.turn_seconds,
         buy_in=challenge.buy_in,

@@ -44,6 +44,7 @@ def test_the_match_starts_when_every_challenged_player_accepts():
     delivery = WebhookDelivery.objects.get(webhook__user=bob, event="challenge_received")
     assert delivery.payload["challenge_id"] == body["id"]
     assert delivery.payload["challenger"] == alice.username
+    assert delivery.payload["challenger_is_bot"] is False  # a person's challenge
     # The same event on the account stream, for a page that follows it.
     received = [e for e in account_events_after(user_id=bob.pk, after=0)]
     assert [(e["type"], e["challenge_id"]) for e in received] == [

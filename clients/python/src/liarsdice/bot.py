@@ -165,9 +165,8 @@ class BotRunner:
                 type="challenge_received",
                 created_at=challenge["created_at"],
                 challenge_id=challenge["id"],
-                challenger=challenge["challenger"]["username"]
-                if isinstance(challenge["challenger"], dict)
-                else challenge["challenger"],
+                challenger=challenge["challenger"]["username"],
+                challenger_is_bot=challenge["challenger"]["is_bot"],
                 ruleset=challenge["ruleset"],
                 turn_seconds=challenge["turn_seconds"],
                 buy_in=challenge["buy_in"],

@@ -233,6 +233,7 @@ class ChallengeReceived:
     created_at: str
     challenge_id: int
     challenger: str
+    challenger_is_bot: bool
     ruleset: str
     turn_seconds: int
     buy_in: int
