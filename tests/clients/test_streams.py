@@ -95,6 +95,7 @@ def test_a_throttled_request_is_retried_after_retry_after():
         client = Client(
             server.url,
             sleep=sleep,
+            pace=False,
             observer=lambda route, response, seconds: statuses.append(
                 (response.status_code, response.headers.get("Retry-After"))
             ),
@@ -107,3 +108,26 @@ def test_a_throttled_request_is_retried_after_retry_after():
     assert refused, statuses
     assert waits[: len(refused)] == [float(after) for after in refused]
     assert [s for s, _ in statuses].count(200) == 5
+
+
+def test_a_client_that_used_up_its_rate_limit_waits_instead_of_being_refused():
+    waits: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        time.sleep(seconds)
+
+    statuses: list[int] = []
+    with WebServer(workers=1, settings="config.settings.base", THROTTLE_USER="2/s") as server:
+        client = Client(
+            server.url,
+            sleep=sleep,
+            observer=lambda route, response, seconds: statuses.append(response.status_code),
+        )
+        client.register("paced_reader", "a-long-and-unusual-passphrase-42")
+        names = [client.me()["username"] for _ in range(5)]
+        client.close()
+    assert names == ["paced_reader"] * 5
+    assert 429 not in statuses and statuses.count(200) == 5, statuses
+    # 2 a second for 5 reads: it paused at least twice, each time for under the window.
+    assert len(waits) >= 2 and all(0 < wait <= 1 for wait in waits), waits

@@ -1,7 +1,9 @@
 """The HTTP client: every operation of the API (docs/API.md) as a method.
 
 Every POST carries a fresh `Idempotency-Key`, reused when the request is sent again, so
-a retry never acts twice. A `429` or `503` is retried after its `Retry-After`; a
+a retry never acts twice. A `429` or `503` is retried after its `Retry-After`, and a
+client that has used up a rate limit (a `RateLimit` field with `r=0`) waits out its `t`
+before its next request rather than be refused (`pace=False` turns that off); a
 connection error is retried when the request was never sent, or when resending it is
 safe (reads, and POSTs with their key). Non-2xx answers raise the ApiError subclass of
 their problem `code` (liarsdice.errors).
@@ -51,6 +53,20 @@ def retry_after(response: httpx.Response, default: float = 1.0) -> float:
         return default
 
 
+def exhausted_for(response: httpx.Response) -> float:
+    """Seconds until the server lets this caller in again when one of the rate limits
+    that counted `response` has none left (`RateLimit: "user";r=0;t=41`), else 0."""
+    wait = 0.0
+    for item in response.headers.get("RateLimit", "").split(","):
+        params = dict(part.strip().partition("=")[::2] for part in item.split(";")[1:])
+        try:
+            if int(params.get("r", "1")) <= 0:
+                wait = max(wait, float(params.get("t", "0")))
+        except ValueError:
+            continue  # a field this client does not understand: no pacing from it
+    return wait
+
+
 def _query(params: dict[str, Any]) -> dict[str, Any]:
     """Drops unset parameters (the API refuses unknown or empty ones) and spells bools."""
     return {
@@ -74,6 +90,7 @@ class Client:
         max_retry_wait: float = 60.0,
         observer: Observer | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        pace: bool = True,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.http = httpx.Client(base_url=self.base_url, timeout=timeout)
@@ -82,6 +99,8 @@ class Client:
         self.max_retry_wait = max_retry_wait
         self.observer = observer
         self.sleep = sleep
+        self.pace = pace
+        self.paused_until = 0.0  # time.monotonic() when a used-up rate limit frees one
 
     def close(self) -> None:
         self.http.close()
@@ -121,6 +140,8 @@ class Client:
         label = route or f"{method} {path}"
         for attempt in range(self.max_retries + 1):
             last = attempt == self.max_retries
+            if self.pace:
+                self.sleep_until(self.paused_until)
             started = time.perf_counter()
             try:
                 response = self.http.request(
@@ -135,6 +156,8 @@ class Client:
             else:
                 if self.observer is not None:
                     self.observer(label, response, time.perf_counter() - started)
+                if wait := exhausted_for(response):
+                    self.paused_until = max(self.paused_until, time.monotonic() + wait)
                 if response.status_code in RETRY_STATUSES and not last:
                     self.sleep(min(retry_after(response), self.max_retry_wait))
                     continue
@@ -146,6 +169,12 @@ class Client:
                 raise error_for(response.status_code, body, retry_after=_retry_after_of(response))
             self.sleep(min(0.25 * 2**attempt, 5.0))
         raise AssertionError("unreachable")
+
+    def sleep_until(self, moment: float) -> None:
+        """Sleeps until `moment` (time.monotonic()), at most `max_retry_wait` seconds."""
+        wait = moment - time.monotonic()
+        if wait > 0:
+            self.sleep(min(wait, self.max_retry_wait))
 
     def get(self, path: str, **params: Any) -> Any:
         return self.request("GET", path, params=params)
