@@ -140,13 +140,8 @@ class Client:
         label = route or f"{method} {path}"
         for attempt in range(self.max_retries + 1):
             last = attempt == self.max_retries
-            if self.pace:
-                self.sleep_until(self.paused_until)
-            started = time.perf_counter()
             try:
-                response = self.http.request(
-                    method, url, json=json, params=_query(params or {}), headers=headers
-                )
+                response = self.send(label, method, url, json=json, params=params, headers=headers)
             except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout):
                 if last:
                     raise  # never sent: safe to send again whatever it is
@@ -154,10 +149,6 @@ class Client:
                 if last or not resend_safe:
                     raise
             else:
-                if self.observer is not None:
-                    self.observer(label, response, time.perf_counter() - started)
-                if wait := exhausted_for(response):
-                    self.paused_until = max(self.paused_until, time.monotonic() + wait)
                 if response.status_code in RETRY_STATUSES and not last:
                     self.sleep(min(retry_after(response), self.max_retry_wait))
                     continue
@@ -170,11 +161,20 @@ class Client:
             self.sleep(min(0.25 * 2**attempt, 5.0))
         raise AssertionError("unreachable")
 
-    def sleep_until(self, moment: float) -> None:
-        """Sleeps until `moment` (time.monotonic()), at most `max_retry_wait` seconds."""
-        wait = moment - time.monotonic()
-        if wait > 0:
-            self.sleep(min(wait, self.max_retry_wait))
+    def send(self, label: str, method: str, url: str, **kwargs: Any) -> httpx.Response:
+        """One HTTP exchange, after any pause a used-up rate limit asked for; shown to the
+        observer; noting the pause the answer's rate limits ask for."""
+        pause = self.paused_until - time.monotonic()
+        if self.pace and pause > 0:
+            self.sleep(min(pause, self.max_retry_wait))
+        kwargs["params"] = _query(kwargs.get("params") or {})
+        started = time.perf_counter()
+        response = self.http.request(method, url, **kwargs)
+        if self.observer is not None:
+            self.observer(label, response, time.perf_counter() - started)
+        if wait := exhausted_for(response):
+            self.paused_until = max(self.paused_until, time.monotonic() + wait)
+        return response
 
     def get(self, path: str, **params: Any) -> Any:
         return self.request("GET", path, params=params)
