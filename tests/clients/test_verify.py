@@ -229,3 +229,24 @@ def test_a_malformed_export_is_a_problem_not_an_exception(exports):
     del body["rounds"][0]["dice"]
     report = verify(body)
     assert not report.ok and report.rounds() == {body["rounds"][0]["number"]}
+
+
+@pytest.mark.parametrize("family", ["common_pool", "poker_dice"])
+def test_a_bid_that_does_not_top_the_one_before_is_reported_in_its_round(exports, family):
+    body = copy.deepcopy(exports[family])
+
+    def two_bids(rec, rnd) -> bool:
+        return sum(a["type"] == "bid" for a in rec["actions"]) >= 2
+
+    i = _round_with(body, two_bids)
+    record = body["rounds"][i]
+    first, second = [a for a in record["actions"] if a["type"] == "bid"][:2]
+    for field in ("quantity", "face", "hand"):
+        if field in first:
+            second[field] = first[field]  # the same bid again: no raise
+    report = verify(body)
+    assert report.rounds() == {record["number"]}, str(report)
+    at = f"the bid at action {record['actions'].index(second)} "
+    refusals = ("does not top", "claims junk after the opening bid")  # junk tops nothing
+    named = [p.what for p in report.problems if p.what.startswith(at)]
+    assert any(refusal in what for what in named for refusal in refusals), str(report)

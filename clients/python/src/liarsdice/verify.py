@@ -1,7 +1,7 @@
 """Check a finished match's export (`GET /api/v1/matches/{id}/export/`) without the
 server: every dice commitment against its salt, every die against the round records,
-every round's result recomputed from the revealed dice under the match's rules, who
-opened each round, and the final winners and places.
+every bid a legal raise under the match's rules, every round's result recomputed from
+the revealed dice, who opened each round, and the final winners and places.
 
 Written from docs/RULES.md and docs/API.md ("The dice of an export"); standard library
 only. `verify(export)` never raises on a bad export: it returns a `Report` whose
@@ -90,8 +90,8 @@ def flat_rolls(family: str, dice: dict[str, Any]) -> list[int]:
 
 
 class Match:
-    """What both families check alike; a family fills in `round_dice`, `settle` and
-    `expected_opener`."""
+    """What both families check alike; a family fills in `first_opener`, `round_dice`,
+    `bid_problem` and `settle`."""
 
     def __init__(self, export: dict[str, Any], report: Report) -> None:
         self.export = export
@@ -136,6 +136,7 @@ class Match:
             self.expect("opener_seat", record["opener_seat"], opener)
             materials = self.round_dice(record, rnd)
             self.check_commitments(record, rnd, materials)
+            self.check_bids(record)
             opener = self.settle(record)
         self.number = None
         self.check_end()
@@ -156,6 +157,18 @@ class Match:
                 self.problem(f"the commitments of {key!r} do not open to its dice")
             if record.get("dice_commitments", {}).get(key) != want[-1]:
                 self.problem(f"the record's commitment of {key!r} does not open to its dice")
+
+    def check_bids(self, record: dict) -> None:
+        """Every bid of the round tops the one standing before it (docs/RULES.md 1.2, 1.10
+        and 2), naming the action by its index in the round's `actions`."""
+        bids = [(i, a) for i, a in enumerate(record["actions"]) if a["type"] == "bid"]
+        for n, (i, action) in enumerate(bids):
+            why = self.bid_problem(record, action, [a for _, a in bids[:n]])
+            if why:
+                self.problem(f"the bid at action {i} {why}")
+
+    def bid_problem(self, record: dict, bid: dict, before: list[dict]) -> str | None:
+        raise NotImplementedError
 
     def out(self, seats: list[int]) -> None:
         for s in seats:
@@ -228,6 +241,33 @@ class CommonPool(Match):
         self.expect("dice", record["dice"], {k: cups[k] + shown[k] for k in cups})
         self.expect("shown", record["shown"], {k: v for k, v in shown.items() if v})
         return materials
+
+    def bid_key(self, quantity: int, face: int) -> tuple[int, ...]:
+        """The bid's place in the order of RULES 1.2 (`ones_bids`)."""
+        order = self.rules["ones_bids"]
+        if order == "face":
+            return (quantity, face)
+        if face == 1:  # half: between numbers 2k-1 and 2k; perudo: after 2k
+            return (2 * quantity - (order != "perudo"), 1)
+        return (quantity, 0, face)
+
+    def bid_problem(self, record: dict, bid: dict, before: list[dict]) -> str | None:
+        quantity, face = bid["quantity"], bid["face"]
+        order, palifico = self.rules["ones_bids"], record.get("palifico", False)
+        if not 1 <= quantity <= sum(self.counts) or not 1 <= face <= 6:
+            return f"({quantity}, {face}) names more dice than are in play or no face"
+        if face == 1 and order == "forbidden":
+            return "is on ones, which these rules forbid"
+        if not before:
+            if face == 1 and order == "perudo" and not palifico:
+                return "opens on aces outside a palifico round"
+            return None
+        if palifico and face != before[0]["face"]:
+            return "changes the face of a palifico round"
+        last = before[-1]
+        if self.bid_key(quantity, face) <= self.bid_key(last["quantity"], last["face"]):
+            return "does not top the bid standing before it"
+        return None
 
     def settle(self, record: dict) -> int:
         """Recomputes the result; updates dice, seats out and palifico; returns the
@@ -352,6 +392,11 @@ def hand_key(named: list[int]) -> tuple[int, ...]:
     return (1, r1, *pad(singles[1:], 4))
 
 
+def named_ranks(bid: dict) -> list[int]:
+    """The ranks a poker-dice bid names, as indexes into RANKS (junk names none)."""
+    return [RANKS.index(r) for r in bid["hand"] if r not in (None, "junk")]
+
+
 class PokerDice(Match):
     def __init__(self, export: dict[str, Any], report: Report) -> None:
         super().__init__(export, report)
@@ -361,6 +406,13 @@ class PokerDice(Match):
         named, draw = self.export["replay"]["opener_seat"], self.export["dice"]["opener_draw"]
         opener = named if named is not None else draw
         return -1 if opener is None else opener
+
+    def bid_problem(self, record: dict, bid: dict, before: list[dict]) -> str | None:
+        if bid["hand"] == ["junk"] and before:
+            return "claims junk after the opening bid"
+        if before and hand_key(named_ranks(bid)) <= hand_key(named_ranks(before[-1])):
+            return "does not top the hand bid before it"
+        return None
 
     def round_dice(self, record: dict, rnd: dict) -> dict[str, list]:
         """Follows the box through each shake: held dice stay, the rest are the new ones."""
@@ -388,8 +440,7 @@ class PokerDice(Match):
         bid = next(a for a in reversed(record["actions"]) if a["type"] == "bid")
         caller = record["actions"][-1]["seat"]
         box = [RANKS.index(r) for r in record["dice"]["box"]]
-        named = [RANKS.index(r) for r in bid["hand"] if r not in (None, "junk")]
-        held = hand_key(box) >= hand_key(named)
+        held = hand_key(box) >= hand_key(named_ranks(bid))
         loser, winner = (caller, bid["seat"]) if held else (bid["seat"], caller)
         counts = Counter(box)
         best_first = sorted(box, key=lambda r: (-counts[r], -r))
