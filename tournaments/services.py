@@ -247,12 +247,13 @@ def _ready(tournament: Tournament, entrants: int) -> bool:
 
 
 @transaction.atomic
-def tournament_start(*, tournament_id: int) -> bool:
+def tournament_start(*, tournament_id: int, skip_locked: bool = False) -> bool:
     """Starts a tournament whose registration is over (`_ready`): seeds the entrants,
     fixes the pool and its payout table, and opens stage 1. At its start time short of
     `min_entrants` it is cancelled with refunds instead. False when there is nothing to
-    do (not ready, started already, or another change holds it: the sweep comes back)."""
-    tournament = tournament_lock(tournament_id, skip_locked=True)
+    do (not ready, started already, or, with `skip_locked`, another change holds it:
+    the sweep comes back)."""
+    tournament = tournament_lock(tournament_id, skip_locked=skip_locked)
     if tournament is None or tournament.status != Tournament.Status.REGISTERING:
         return False
     entries = list(_registered(tournament).select_related("user"))
@@ -401,12 +402,14 @@ def _table_ranking(table: Table, by_user: dict[int, Entry]) -> list[Entry]:
 
 
 @transaction.atomic
-def tournament_advance(*, tournament_id: int) -> bool:
+def tournament_advance(*, tournament_id: int, skip_locked: bool = False) -> bool:
     """When every table of the current stage has ended: places who went out, and builds
     the next stage, or, after the final, places everyone and pays the prizes. False
     when there is nothing to do now (a table still plays, the stage is done already,
-    or another change holds the tournament: the sweep comes back)."""
-    tournament = tournament_lock(tournament_id, skip_locked=True)
+    or, with `skip_locked`, another change holds the tournament: the sweep comes back).
+    Without it, the advance queued by one table's end waits for the one queued by
+    another's, then sees both tables ended."""
+    tournament = tournament_lock(tournament_id, skip_locked=skip_locked)
     if tournament is None or tournament.status != Tournament.Status.RUNNING:
         return False
     stage = tournament.stages.order_by("-number").first()
@@ -575,11 +578,13 @@ def tournaments_sweep() -> int:
         )
         .values_list("pk", flat=True)
     )
-    changed = sum(tournament_start(tournament_id=pk) for pk in list(registering))
+    changed = sum(tournament_start(tournament_id=pk, skip_locked=True) for pk in list(registering))
     ended_stages = (
         Stage.objects.filter(tournament__status=Tournament.Status.RUNNING, finished_at__isnull=True)
         .exclude(tables__match__status__in=(Match.Status.OPEN, Match.Status.ACTIVE))
         .values_list("tournament_id", flat=True)
     )
-    changed += sum(tournament_advance(tournament_id=pk) for pk in list(ended_stages))
+    changed += sum(
+        tournament_advance(tournament_id=pk, skip_locked=True) for pk in list(ended_stages)
+    )
     return changed
