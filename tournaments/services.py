@@ -23,6 +23,7 @@ from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from accounts.models import Rating, User
+from core import notifications
 from core.errors import InvalidInput
 from games import engine
 from games.errors import rules_error
@@ -51,6 +52,7 @@ from tournaments.errors import (
     TournamentOver,
 )
 from tournaments.models import Entry, Stage, Table, Tournament
+from tournaments.notify import CHANNEL
 
 ADVANCE_TASK = "tournaments.tasks.advance"
 START_TASK = "tournaments.tasks.start"
@@ -83,8 +85,11 @@ def _after_commit(task: str, tournament_id: int) -> None:
 
 
 def _changed(tournament: Tournament, fields: list[str]) -> None:
+    """Saves `fields` with a new version and wakes the tournament's spectators when
+    the transaction commits."""
     tournament.version += 1
     tournament.save(update_fields=[*fields, "version"])
+    notifications.notify(CHANNEL, tournament.pk)
 
 
 # --------------------------------------------------------------------------- create
