@@ -9,7 +9,12 @@ from ledger.selectors import wallet_balance
 from tests.factories import PlayerFactory, play_match_out
 from tests.tournaments.helpers import assert_finished_and_paid, fill, knockout
 from tournaments.models import Stage, Table, Tournament
-from tournaments.services import table_sizes, tournament_advance, tournament_start
+from tournaments.services import (
+    table_sizes,
+    tournament_advance,
+    tournament_start,
+    tournaments_sweep,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -44,3 +49,19 @@ def test_table_sizes_seat_everyone_evenly():
     assert table_sizes(10, 4) == [4, 3, 3]
     assert table_sizes(65, 8) == [8, 8, 7, 7, 7, 7, 7, 7, 7]
     assert table_sizes(4, 3) == [2, 2]
+
+
+def test_the_sweep_starts_and_advances_what_a_lost_task_left_undone():
+    """A worker killed mid-advance rolls its transaction back, as if its task were
+    lost: the beat's sweep does it, once."""
+    tournament = knockout(PlayerFactory(), min_entrants=8, max_entrants=8)
+    fill(tournament, bots=8)  # the start task queued by the last entry goes to no worker
+    assert tournaments_sweep() == 1
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.RUNNING
+    rng = random.Random(5)
+    for table in Table.objects.filter(stage__tournament=tournament).select_related("match"):
+        play_match_out(table.match, rng)
+    assert tournaments_sweep() == 1
+    assert tournaments_sweep() == 0
+    assert Stage.objects.filter(tournament=tournament).count() == 2
