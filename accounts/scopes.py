@@ -15,9 +15,10 @@ ACCOUNT = "account"
 
 # Each scope and what it allows, as docs/API.md and the schema say.
 SCOPES = {
-    READ: "Read matches, events, streams, your account, challenges and seeks.",
+    READ: "Read matches, tournaments, events, streams, your account, challenges and seeks.",
     PLAY: "Create, join, leave and start matches, add bots, act and resign; agree to "
-    "abort, claim a win, offer and accept rematches.",
+    "abort, claim a win, offer and accept rematches; create, enter, leave and cancel "
+    "tournaments.",
     CHAT: "Send chat messages.",
     CHALLENGE: "Send, answer and cancel challenges; seek and withdraw quick play.",
     ACCOUNT: "Change your account; list and revoke tokens; manage webhooks; report players.",

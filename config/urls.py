@@ -13,6 +13,7 @@ api_v1 = [
     path("", include("accounts.urls")),
     path("", include("ledger.urls")),
     path("", include("games.urls")),
+    path("", include("tournaments.urls")),
     path("", include("moderation.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),

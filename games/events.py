@@ -418,6 +418,49 @@ class RematchOffered(AccountPayload):
     expires_at: datetime
 
 
+TournamentId = Annotated[int, "The tournament: `GET /api/v1/tournaments/{tournament_id}/`."]
+
+
+@account_event("tournament_starting")
+class TournamentStarting(AccountPayload):
+    """A tournament you entered starts: its first tables follow (`tournament_table`)."""
+
+    tournament_id: TournamentId
+    name: str
+    entrants: Annotated[int, "How many play."]
+    pool: Annotated[int, "The prize pool, in chips."]
+
+
+@account_event("tournament_table")
+class TournamentTable(AccountPayload):
+    """Your table of a tournament's stage is ready and has started: play its match."""
+
+    tournament_id: TournamentId
+    stage: Annotated[int, "The stage, from 1."]
+    final: Annotated[bool, "Whether this table decides the places."]
+    match_id: MatchId
+    seat: YourSeat
+
+
+@account_event("tournament_finished")
+class TournamentFinished(AccountPayload):
+    """A tournament you entered is over: your place and your prize (0 when unpaid)."""
+
+    tournament_id: TournamentId
+    place: Annotated[int, "1 = the winner."]
+    prize: Annotated[int, "Chips paid into your wallet."]
+
+
+@account_event("tournament_cancelled")
+class TournamentCancelled(AccountPayload):
+    """A tournament you entered was cancelled (too few entrants, or a moderator): your
+    entry was refunded in full."""
+
+    tournament_id: TournamentId
+    reason: str
+    refund: Annotated[int, "Chips given back to your wallet."]
+
+
 # --- the schema -----------------------------------------------------------------------
 
 WEBHOOK_SIGNATURE_HELP = (

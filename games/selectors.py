@@ -28,6 +28,17 @@ def seats_with_players(match: Match) -> list[Seat]:
     return _SEATS.all([match.pk])
 
 
+def match_places(match: Match) -> dict[int, int]:
+    """Each seat's final place (1 = best, ties share) in a finished match; empty for a
+    match that did not finish by play (open, running or aborted)."""
+    if match.status != Match.Status.FINISHED:
+        return {}
+    return {
+        int(seat): place
+        for seat, place in engine.placements(engine.state_from_json(match.state)).items()
+    }
+
+
 def match_get(*, match_id: int, user: User) -> Match:
     """A match the user may look at: any public one, a private one only when seated."""
     match = _MATCH.one([match_id])

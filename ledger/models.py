@@ -31,6 +31,7 @@ class AccountKind(models.TextChoices):
     STACK = "stack"  # a user's chips held inside a scope (e.g. at a table)
     ROUND_POT = "round_pot"  # pots: one of each kind per scope, owned by no user
     GAME_POT = "game_pot"
+    PRIZE_POOL = "prize_pool"  # a tournament's buy-ins, one per scope, owned by no user
     HOUSE = "house"  # funds sign-up grants and bots
     ISSUER = "issuer"  # -balance = chips in circulation
 
@@ -47,10 +48,15 @@ class TransferKind(models.TextChoices):
     ADJUSTMENT = "adjustment"
     BOT_FUNDING = "bot_funding"
     HOUSE_FUNDING = "house_funding"  # issuer -> house: chips enter circulation
+    ENTRY = "entry"  # a tournament's buy-in: wallet (or house) -> its prize pool
+    ENTRY_FEE = "entry_fee"  # a tournament entry's fee: wallet -> house
+    PRIZE = "prize"  # prize pool -> a placed entrant's wallet (or the house)
 
 
 POT_KINDS = (AccountKind.ROUND_POT, AccountKind.GAME_POT)
-SCOPED_KINDS = (AccountKind.STACK, *POT_KINDS)
+# Accounts held in a scope by no user: a table's pots, a tournament's prize pool.
+UNOWNED_SCOPED_KINDS = (*POT_KINDS, AccountKind.PRIZE_POOL)
+SCOPED_KINDS = (AccountKind.STACK, *UNOWNED_SCOPED_KINDS)
 
 # Longest scope and ref: "<name>:<id>" strings.
 REFERENCE_LENGTH = 64
@@ -111,7 +117,7 @@ class Account(models.Model):
                 condition=(
                     Q(kind=AccountKind.WALLET, user__isnull=False, scope="", ref="")
                     | (Q(kind=AccountKind.STACK, user__isnull=False) & ~Q(scope="") & ~Q(ref=""))
-                    | (Q(kind__in=POT_KINDS, user__isnull=True, ref="") & ~Q(scope=""))
+                    | (Q(kind__in=UNOWNED_SCOPED_KINDS, user__isnull=True, ref="") & ~Q(scope=""))
                     | Q(
                         kind__in=(AccountKind.HOUSE, AccountKind.ISSUER),
                         user__isnull=True,
@@ -133,7 +139,7 @@ class Account(models.Model):
             ),
             models.UniqueConstraint(
                 fields=["scope", "kind"],
-                condition=Q(kind__in=POT_KINDS),
+                condition=Q(kind__in=UNOWNED_SCOPED_KINDS),
                 name="ledger_account_one_pot_per_kind_per_scope",
             ),
             models.UniqueConstraint(

@@ -17,7 +17,7 @@ from moderation.selectors import MAX_REPORT_DAYS, suspicion_report
 from moderation.services import audit_record, report_resolve
 
 # Registers the match, chat and player admins: moderation's too, as each action is audited.
-from . import match_admin, user_admin  # noqa: F401
+from . import match_admin, tournament_admin, user_admin  # noqa: F401
 
 
 @admin.register(AuditRecord)

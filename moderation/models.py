@@ -23,6 +23,7 @@ class AuditAction(models.TextChoices):
     CHIPS_ADJUST = "chips_adjust", "adjust chips"
     HIDDEN_DICE_VIEW = "hidden_dice_view", "view hidden dice"
     REPORT_RESOLVE = "report_resolve", "resolve a player's report"
+    TOURNAMENT_CANCEL = "tournament_cancel", "cancel a tournament"
 
 
 class AuditRecordQuerySet(models.QuerySet):
@@ -66,6 +67,7 @@ class AuditRecord(models.Model):
             ("ban_player", "Can ban and unban players"),
             ("mute_player", "Can mute and unmute players in chat"),
             ("hide_message", "Can hide chat messages"),
+            ("cancel_tournament", "Can cancel a tournament (refunding every entry)"),
         ]
         constraints = [
             models.CheckConstraint(

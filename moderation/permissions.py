@@ -26,6 +26,10 @@ PERMISSIONS = [
     ("moderation", "hide_message"),
     ("moderation", "view_playerreport"),
     ("moderation", "resolve_report"),
+    ("tournaments", "view_tournament"),
+    ("tournaments", "view_entry"),
+    ("tournaments", "view_stage"),
+    ("moderation", "cancel_tournament"),
 ]
 
 

@@ -25,6 +25,9 @@ from moderation.errors import (
     ReasonRequired,
 )
 from moderation.models import AuditAction, AuditRecord, PlayerReport
+from tournaments import services as tournaments
+from tournaments.errors import TournamentOver
+from tournaments.models import Tournament
 
 
 def _reason(reason: str) -> str:
@@ -77,6 +80,33 @@ def match_abort(*, match_id: int, moderator: User, reason: str) -> Match:
         details={"status_before": aborted.status_before, "chips": aborted.chips},
     )
     return match
+
+
+@transaction.atomic
+def tournament_cancel(*, tournament_id: int, moderator: User, reason: str) -> Tournament:
+    """Cancels a tournament not over yet (`tournaments.services.tournament_cancel`: its
+    tables still playing aborted, every entry refunded exactly, `tournament_cancelled`
+    for the entrants) and audits it."""
+    reason = _reason(reason)
+    try:
+        cancelled = tournaments.tournament_cancel(
+            tournament_id=tournament_id, actor=moderator, reason=reason, as_moderator=True
+        )
+    except TournamentOver as exc:
+        raise NothingToDo(str(exc)) from exc
+    audit_record(
+        actor=moderator,
+        action=AuditAction.TOURNAMENT_CANCEL,
+        reason=reason,
+        target=str(cancelled.tournament),
+        details={
+            "tournament_id": tournament_id,
+            "status_before": cancelled.status_before,
+            "refunded": cancelled.refunded,
+            "matches_aborted": cancelled.matches_aborted,
+        },
+    )
+    return cancelled.tournament
 
 
 @transaction.atomic

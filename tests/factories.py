@@ -135,12 +135,14 @@ class FinishedMatchFactory(ActiveMatchFactory):
         match = super()._create(model_class, **fields)
         for user in resigned:
             match_resign(match_id=match.pk, user=user)
-        _play_to_the_end(match, random.Random(seed))
+        play_match_out(match, random.Random(seed))
         match.refresh_from_db()
         return match
 
 
-def _play_to_the_end(match: Match, rng: random.Random, max_actions: int = 5000) -> None:
+def play_match_out(match: Match, rng: random.Random, max_actions: int = 5000) -> None:
+    """Plays a running `match` to its end in this process (no worker): people at random
+    from `rng`, bots by `bot_play`."""
     for _ in range(max_actions):
         match.refresh_from_db()
         if match.status != Match.Status.ACTIVE:

@@ -37,6 +37,7 @@ INSTALLED_APPS = [
     "accounts",
     "ledger",
     "games",
+    "tournaments",
     "moderation",
     "web",
 ]
@@ -316,6 +317,11 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-due-turns": {
         "task": "games.tasks.sweep_due_turns",
         "schedule": env.float("SWEEP_SECONDS", default=2.0),
+        "options": {"expires": 10},
+    },
+    "tournaments": {
+        "task": "tournaments.tasks.sweep",
+        "schedule": env.float("TOURNAMENT_SWEEP_SECONDS", default=5.0),
         "options": {"expires": 10},
     },
     "purge-account-events": {

@@ -49,9 +49,8 @@ from games.events import EventsOutput
 from games.models import Match
 from games.notify import CHANNEL
 from games.serializers import EventsQuery
+from games.services.publish import MATCH_END_EVENTS
 
-# Events after which a match writes nothing more.
-FINAL_EVENTS = frozenset({"match_finished", "match_aborted"})
 # Recent events one process keeps per followed match.
 LOG_CACHE = 200
 # Events one answer (or one read of the stream) carries at most.
@@ -113,7 +112,7 @@ class _MatchLog:
     async def _read(self, after: int, sub: notifications.Subscription) -> list[dict[str, Any]]:
         read_at, mark = time.monotonic(), sub.hub.mark(sub)
         events = await db(_events_after, self.match_id, after)
-        final = next((e["seq"] for e in events if e["type"] in FINAL_EVENTS), None)
+        final = next((e["seq"] for e in events if e["type"] in MATCH_END_EVENTS), None)
         if final is not None:
             _ended_at(self.match_id, final)
         if after != self.end or self.start is None or after < self.start:
@@ -416,7 +415,7 @@ async def _match_stream_body(
                         if events:
                             yield b"".join(log.frame(event) for event in events)
                             after = events[-1]["seq"]
-                            ended = ended or any(e["type"] in FINAL_EVENTS for e in events)
+                            ended = ended or any(e["type"] in MATCH_END_EVENTS for e in events)
                         if sight.lost:
                             return
                         if events:

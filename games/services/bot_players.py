@@ -28,13 +28,17 @@ def server_bots(strategy: str) -> QuerySet[User]:
     return User.objects.filter(bot_strategy=strategy, is_bot=True).order_by("pk")
 
 
-def server_bot(strategy: str, *, free_at: Match | None = None) -> User:
-    """A server bot playing `strategy` (one with no seat at `free_at`, when given): the
-    oldest such account, else a new one."""
+def server_bot(
+    strategy: str, *, free_at: Match | None = None, excluding: QuerySet | None = None
+) -> User:
+    """A server bot playing `strategy` (one with no seat at `free_at`, and none of the
+    user ids `excluding`, when given): the oldest such account, else a new one."""
     for _ in range(_NAME_ATTEMPTS):
         bots = server_bots(strategy)
         if free_at is not None:
             bots = bots.exclude(pk__in=free_at.seats.values("player_id"))
+        if excluding is not None:
+            bots = bots.exclude(pk__in=excluding)
         bot = bots.first()
         if bot is not None:
             return bot

@@ -15,6 +15,10 @@ are (tests/games/test_lock_order.py checks both, and that this names every kind)
      whose deadlines it extends, in one UPDATE and so in no set order: the one
      exception (rare; should it meet a ban, PostgreSQL fails one of the two, which can
      run again).
+   * a tournament: its `Tournament` row (`tournaments.services.tournament_lock`): it
+     opens and starts a stage's tables as the lobby does (2 to 5, the tables one after
+     another: each a new match nobody else can lock yet), or aborts its tables still
+     playing (by ascending id) at a cancel, then moves its entries' chips (3).
    Challenges and seeks then open and start a match as the lobby does (2 to 5).
 2. `Match` rows: `match_lock`, `visible_match_lock`, `match_lock_or_none` (tasks),
    `matches_lock` (several, by ascending id), `MATCH_FOR_UPDATE` (`play.match_for_play`,

@@ -32,6 +32,12 @@ from games.models import Match, MatchEvent, Seat
 
 _EVENTS_INSERT = PrebuiltInsert(MatchEvent)
 
+# Events after which a match writes nothing more: its end, by play or by an abort.
+MATCH_END_EVENTS = frozenset({"match_finished", "match_aborted"})
+# What the apps above games do when a match ends, in the ending change's transaction
+# (`match_end_listen`): a tournament queues the work on its next stage.
+_MATCH_END_LISTENERS: list[Callable[[Match], None]] = []
+
 PLAY_BOT_TURN = "games.tasks.play_bot_turn"
 APPLY_TURN_TIMEOUT = "games.tasks.apply_turn_timeout"
 
@@ -76,6 +82,9 @@ def publish(
         _notify(notices, queue)
     if writes is None:
         queue.run()
+    if any(event["type"] in MATCH_END_EVENTS for event in events):
+        for listener in _MATCH_END_LISTENERS:
+            listener(match)
     if turn is not None:
         assert match is not None and match.turn_deadline is not None
         if turn.player.bot_strategy:  # the server plays it (others play over the API)
@@ -114,6 +123,13 @@ def _notify(notices: Sequence[Notice], queue: Writes) -> None:
     if bodies:
         deliveries_record(bodies)
     account_events_append(entries, queue, created_at=now)
+
+
+def match_end_listen(listener: Callable[[Match], None]) -> None:
+    """Calls `listener(match)` in the transaction of every change that ends a match
+    (an app above games registers it when it is ready)."""
+    if listener not in _MATCH_END_LISTENERS:
+        _MATCH_END_LISTENERS.append(listener)
 
 
 # --- follow-ups, after the commit ----------------------------------------------------

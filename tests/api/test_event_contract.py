@@ -26,6 +26,9 @@ from tests.conftest import client_for
 from tests.factories import PlayerFactory, UserFactory
 from tests.games.helpers import MATCHES, action_from_legal
 from tests.live_server import SseEvent, StreamReader
+from tournaments.services import tournament_advance, tournament_start
+
+TOURNAMENTS = "/api/v1/tournaments/"
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -211,6 +214,7 @@ def test_resigns_timeouts_aborts_challenges_and_quick_play_fit_the_schema(live_a
     dave.post("/api/v1/seeks/", seek, expect=201)
 
     lifecycle = _lifecycle_matches(alice, bob, carol, dave)
+    _tournaments(alice, bob, carol, dave)
 
     logged = _match_stream(live_asgi.url, contract, alice, aborted)
     assert {"turn_timed_out", "player_resigned", "match_aborted"} <= logged
@@ -221,6 +225,29 @@ def test_resigns_timeouts_aborts_challenges_and_quick_play_fit_the_schema(live_a
         heard |= _account_stream(live_asgi.url, contract, player)
     assert heard == set(ACCOUNT_EVENTS), set(ACCOUNT_EVENTS) - heard
     assert _webhook_bodies(contract) == set(ACCOUNT_EVENTS)
+
+
+def _tournaments(*players: Player) -> None:
+    """A sit-and-go played out (starting, table, finished) and one cancelled."""
+    alice, bob, carol, dave = players
+    body = {
+        "name": "Heads-up",
+        "format": "sit_and_go",
+        "ruleset": "classic",
+        "turn_seconds": 60,
+        "table_size": 2,
+        "buy_in": 10,
+    }
+    played = alice.post(TOURNAMENTS, body, expect=201)["id"]
+    for player in (alice, bob):
+        player.post(f"{TOURNAMENTS}{played}/register/", {}, expect=200)
+    assert tournament_start(tournament_id=played)
+    (table,) = alice.get(f"{TOURNAMENTS}{played}/")["stages"][0]["tables"]
+    bob.post(f"{MATCHES}{table['match_id']}/resign/", {}, expect=200)
+    assert tournament_advance(tournament_id=played)
+    cancelled = carol.post(TOURNAMENTS, {**body, "table_size": 3}, expect=201)["id"]
+    dave.post(f"{TOURNAMENTS}{cancelled}/register/", {}, expect=200)
+    carol.post(f"{TOURNAMENTS}{cancelled}/cancel/", {}, expect=200)
 
 
 def _lifecycle_matches(*players: Player) -> dict[int, set[str]]:

@@ -29,6 +29,12 @@ COMPONENTS = {
     models.YourTurn: ["YourTurnAccountEvent"],
     models.ChallengeReceived: ["ChallengeReceivedAccountEvent"],
     models.Problem: ["Problem"],
+    models.Tournament: ["TournamentDetailOutput"],
+    models.Standing: ["StandingOutput"],
+    models.Stage: ["StageOutput"],
+    models.TournamentTable: ["TableOutput"],
+    models.Payout: ["PayoutOutput"],
+    models.PayoutPlace: ["PayoutPlaceOutput"],
 }
 
 

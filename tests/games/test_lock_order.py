@@ -13,7 +13,7 @@ from django.apps import apps
 from games.services import locks
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-APPS = ("core", "ledger", "accounts", "games", "moderation")
+APPS = ("core", "ledger", "accounts", "games", "tournaments", "moderation")
 LOCKS = ROOT / "games" / "services" / "locks.py"
 # SQL that locks rows: a locking clause in a statement.
 ROW_LOCK_SQL = re.compile(r"\bFOR\s+(?:UPDATE|NO\s+KEY\s+UPDATE|SHARE|KEY\s+SHARE)\b")

@@ -23,7 +23,7 @@ from typing import Any
 import httpx
 
 from liarsdice.errors import ApiError, error_for
-from liarsdice.models import AccountEvent, Event, EventPage, Match, decode
+from liarsdice.models import AccountEvent, Event, EventPage, Match, Payout, Tournament, decode
 from liarsdice.streams import Stream
 
 API = "/api/v1"
@@ -513,6 +513,69 @@ class Client:
     @operation("DELETE", "/seeks/{seek_id}/")
     def cancel_seek(self, seek_id: int) -> None:
         self.request("DELETE", f"/seeks/{seek_id}/")
+
+    # --- tournaments ----------------------------------------------------------------------
+
+    @operation("GET", "/tournaments/")
+    def tournaments(self, **params: Any) -> Page:
+        """`status`=registering|running|finished|cancelled, `format`, `mine`."""
+        return self.get("/tournaments/", **params)
+
+    @operation("POST", "/tournaments/")
+    def create_tournament(
+        self,
+        name: str,
+        format: str,
+        ruleset: str,
+        *,
+        table_size: int,
+        turn_seconds: int = 60,
+        **fields: Any,
+    ) -> Tournament:
+        body = {
+            "name": name,
+            "format": format,
+            "ruleset": ruleset,
+            "table_size": table_size,
+            "turn_seconds": turn_seconds,
+        }
+        return decode(Tournament, self.post("/tournaments/", {**body, **fields}))
+
+    @operation("GET", "/tournaments/{tournament_id}/")
+    def tournament(self, tournament_id: int) -> Tournament:
+        return decode(Tournament, self.get(f"/tournaments/{tournament_id}/"))
+
+    @operation("POST", "/tournaments/{tournament_id}/register/")
+    def register_for(self, tournament_id: int) -> Tournament:
+        return decode(Tournament, self.post(f"/tournaments/{tournament_id}/register/"))
+
+    @operation("POST", "/tournaments/{tournament_id}/unregister/")
+    def unregister_from(self, tournament_id: int) -> Tournament:
+        return decode(Tournament, self.post(f"/tournaments/{tournament_id}/unregister/"))
+
+    @operation("POST", "/tournaments/{tournament_id}/bots/")
+    def add_tournament_bot(self, tournament_id: int, strategy: str) -> Tournament:
+        path = f"/tournaments/{tournament_id}/bots/"
+        return decode(Tournament, self.post(path, {"strategy": strategy}))
+
+    @operation("POST", "/tournaments/{tournament_id}/cancel/")
+    def cancel_tournament(self, tournament_id: int) -> Tournament:
+        return decode(Tournament, self.post(f"/tournaments/{tournament_id}/cancel/"))
+
+    @operation("GET", "/tournaments/{tournament_id}/payouts/")
+    def tournament_payouts(self, tournament_id: int) -> Payout:
+        return decode(Payout, self.get(f"/tournaments/{tournament_id}/payouts/"))
+
+    @operation("GET", "/tournaments/{tournament_id}/stream/")
+    def tournament_stream(self, tournament_id: int, **options: Any) -> Stream[Tournament]:
+        """The tournament first as it is, then after each change, until it is over."""
+        return Stream(
+            self,
+            f"/tournaments/{tournament_id}/stream/",
+            decode=lambda d: decode(Tournament, d),
+            final=lambda t: t.over,
+            **options,
+        )
 
 
 def _decode(response: httpx.Response) -> Any:

@@ -242,6 +242,90 @@ class ChallengeReceived:
 
 
 @dataclass(frozen=True)
+class Standing:
+    """An entrant of a tournament: `place` once out (or at the end), `prize` then."""
+
+    player: PlayerRef
+    seed: int | None
+    place: int | None
+    prize: int | None
+    out_in_stage: int | None
+
+
+@dataclass(frozen=True)
+class TournamentTable:
+    number: int
+    match_id: int
+    status: str  # the match's
+    advance: int  # how many go on; 0 at the final
+    players: list[PlayerRef]
+
+
+@dataclass(frozen=True)
+class Stage:
+    number: int
+    final: bool
+    finished: bool
+    tables: list[TournamentTable]
+
+
+@dataclass(frozen=True)
+class PayoutPlace:
+    place: int
+    share_bp: int  # basis points of the pool
+    prize: int
+
+
+@dataclass(frozen=True)
+class Payout:
+    fixed: bool
+    entrants: int
+    pool: int
+    places: list[PayoutPlace]
+    remainder_rule: str
+
+
+@dataclass(frozen=True)
+class Tournament:
+    """A tournament as `GET /tournaments/{id}/` (and its stream) gives it."""
+
+    id: int
+    name: str
+    format: str  # sit_and_go | knockout
+    status: str  # registering | running | finished | cancelled
+    created_by: PlayerRef
+    ruleset: str
+    options: dict[str, Any]
+    turn_seconds: int
+    on_timeout: str
+    max_timeouts: int
+    rated: bool
+    table_size: int
+    advance: int
+    seeding: str
+    min_entrants: int
+    max_entrants: int
+    entrant_count: int
+    starts_at: str | None
+    buy_in: int
+    fee: int
+    bots_allowed: bool
+    pool: int
+    version: int
+    cancel_reason: str
+    created_at: str
+    started_at: str | None
+    finished_at: str | None
+    standings: list[Standing]
+    stages: list[Stage]
+    payout: Payout
+
+    @property
+    def over(self) -> bool:
+        return self.status in ("finished", "cancelled")
+
+
+@dataclass(frozen=True)
 class Problem:
     type: str
     title: str
