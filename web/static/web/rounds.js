@@ -6,11 +6,12 @@ import { h, replace } from "./dom.js";
 import { diceRow, resultText } from "./format.js";
 import { verifyRound } from "./verify.js";
 
+// A sign, and words a phone leaves out (they stay the mark's title).
 const MARKS = {
-  verified: "✓ verified",
-  mismatch: "✗ does not match",
-  missing: "– no commitment",
-  unavailable: "? cannot check (needs HTTPS)",
+  verified: ["✓", "verified"],
+  mismatch: ["✗", "does not match"],
+  missing: ["–", "no commitment"],
+  unavailable: ["?", "cannot check (needs HTTPS)"],
 };
 
 // Per die of `dice`: "counted" (it made the count), "wild" (a one counted as the face),
@@ -62,14 +63,14 @@ export async function roundDetails(m, record, name) {
       poker ? null : h("td", { class: "num" }, delta),
       h("td", {}, h("span", {
         class: `mark ${checks[key]}`, testid: "commitment-verified", dataset: { seat: key, state: checks[key] },
-        title: `sha256("<salt>:<dice>") = ${record.dice_commitments?.[key] ?? "?"}`,
-      }, MARKS[checks[key]])));
+        title: `${MARKS[checks[key]][1]}: sha256("<salt>:<dice>") = ${record.dice_commitments?.[key] ?? "?"}`,
+      }, MARKS[checks[key]][0], h("span", { class: "mark-word" }, ` ${MARKS[checks[key]][1]}`))));
   });
   return h("div", {},
     h("p", { class: "outcome" }, resultText(record, name, poker)),
     h("table", { class: "reveal" },
       h("thead", {}, h("tr", {}, h("th", {}, poker ? "" : "Seat"), h("th", {}, "Dice"),
-        poker ? null : h("th", { class: "num" }, "±"), h("th", {}, "Commitment"))),
+        poker ? null : h("th", { class: "num" }, "±"), h("th", { title: "The dice as committed before the round" }, "Check"))),
       h("tbody", {}, rows)));
 }
 

@@ -194,12 +194,13 @@ function gameTable(m, controls, rounds) {
   if (round && m.your_seat !== null && m.your_seat !== undefined) {
     const dice = round.your_dice;
     const label = poker ? "The box" : "Your dice";
+    // The shelf's note goes on the label's line: the box keeps to two lines on a phone.
     yourDice = h("div", { class: "your-dice", testid: "your-dice", "aria-label": label },
-      h("span", { class: "label" }, label),
+      h("span", { class: "label" }, label,
+        poker && round.shelf?.length ? h("small", { class: "muted" }, " (outlined dice stand on the shelf)") : null),
       dice && dice.length
         ? h("span", { class: "dice" }, dice.map((d, i) => die(d, { poker, extra: round.shelf?.includes(i) ? "shelf" : "" })))
-        : h("span", { class: "muted" }, poker ? `with ${name(round.turn_seat)}, closed` : "none"),
-      poker && round.shelf?.length ? h("small", { class: "muted" }, " (outlined dice stand on the shelf)") : null);
+        : h("span", { class: "muted" }, poker ? `with ${name(round.turn_seat)}, closed` : "none"));
   }
   const bid = round ? h("div", { class: "bid" }, h("span", { class: "label" }, "Current bid"),
     h("strong", {}, bidText(round.current_bid)), round.current_bid ? ` by ${name(round.current_bid.seat)}` : "",
