@@ -26,6 +26,7 @@ from scripts.supervise import announce, read_procfile, supervise
 
 ROOT = Path(__file__).resolve().parent.parent
 DATABASE_NAME = "liarsdice"
+READY_PATH = "/healthz"
 READY_WAIT_SECONDS = 90.0
 
 
@@ -97,7 +98,7 @@ def _local_secret(data_dir: Path, name: str, nbytes: int) -> str:
 
 def _answers(port: int) -> bool:
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2):
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{READY_PATH}", timeout=2):
             return True
     except OSError:
         return False
@@ -150,7 +151,10 @@ def run(data_dir: Path) -> int:
             f"  Admin    http://127.0.0.1:{port}/admin/  {admin}\n"
             "  Ctrl-C stops everything.\n"
         )
-        print(f"\n  Starting: the addresses follow once http://127.0.0.1:{port}/ answers.\n", flush=True)
+        print(
+            f"\n  Starting: the addresses follow once http://127.0.0.1:{port}/ answers.\n",
+            flush=True,
+        )
         announcer = threading.Thread(target=announce_when_up, args=(int(port), banner))
         announcer.daemon = True
         announcer.start()

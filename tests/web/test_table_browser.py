@@ -28,13 +28,17 @@ from tests.web.test_play_page_browser import (
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
-def open_table(driver, base_url: str, user, match_id: int) -> None:
-    """The page at the match's table, logged in as `user` (a token of theirs)."""
+def log_in(driver, base_url: str, user, page: str = "") -> None:
+    """The page (`#/<page>`), logged in as `user` (a token of theirs)."""
     driver.get(base_url + "/")
     token = token_create(user=user)[1]
     driver.execute_script("sessionStorage.setItem('liarsdice.token', arguments[0])", token)
-    driver.get(f"{base_url}/#/match/{match_id}")
+    driver.get(f"{base_url}/#/{page}")
     driver.refresh()
+
+
+def open_table(driver, base_url: str, user, match_id: int) -> None:
+    log_in(driver, base_url, user, f"match/{match_id}")
     wait(driver, lambda d: turn_state(d).get("status"), message="the table")
 
 
@@ -236,10 +240,7 @@ def test_the_lobby_on_a_phone_puts_play_first(live_asgi, open_browser):
     ann = PlayerFactory(username="ann")
     for size in (PHONE, DESKTOP):
         driver = open_browser(size)
-        driver.get(live_asgi.url + "/")
-        token = token_create(user=ann)[1]
-        driver.execute_script("sessionStorage.setItem('liarsdice.token', arguments[0])", token)
-        driver.refresh()
+        log_in(driver, live_asgi.url, ann)
         wait(driver, lambda d: present(d, "create-match"), message="the lobby")
         top = {
             name: driver.find_element("css selector", selector).location["y"]
