@@ -15,12 +15,13 @@ const MARKS = {
 };
 
 // Per die of `dice`: "counted" (it made the count), "wild" (a one counted as the face),
-// or "" (it did not count). Common pool: the bid's face, and ones where they are wild
-// (not on a bid of ones, nor in a palifico round: RULES 1.3, 1.10). Poker dice: the box's
-// dice that the bid named, rank by rank.
-export function countedMarks(record, rules, dice) {
-  const bid = record.result?.bid;
-  if (!bid) return dice.map(() => "");
+// or "" (it did not count); null when the round counted nothing (a challenged pass).
+// Common pool: the bid's face, and ones where they are wild (not on a bid of ones, nor
+// in a palifico round: RULES 1.3, 1.10). Poker dice: the box's dice that the bid named,
+// rank by rank.
+function countedMarks(record, rules, dice) {
+  const bid = record.result?.type === "pass_challenge" ? null : record.result?.bid;
+  if (!bid) return null;
   if (bid.hand) {
     const named = bid.hand.filter((r) => r !== null && r !== "junk");
     return dice.map((d) => {
@@ -38,9 +39,9 @@ function markedDice(m, record, dice) {
   const poker = m.family === "poker_dice";
   const marks = countedMarks(record, m.rules, dice);
   const row = diceRow(dice, { poker });
+  if (!marks) return row;
   [...row.children].forEach((el, i) => {
-    if (marks[i]) el.classList.add("counted", marks[i]);
-    else if (record.result?.bid) el.classList.add("uncounted");
+    el.classList.add(...(marks[i] ? ["counted", marks[i]] : ["uncounted"]));
     if (marks[i] === "wild") el.title = "a wild one, counted";
   });
   return row;
