@@ -25,6 +25,7 @@ from accounts.serializers import PlayerRef
 from core.payloads import payload_schema
 from core.schema import STREAM_EXTENSION, ConstField
 from games.shapes import (
+    REFUNDS_HELP,
     RULES,
     AcceptRecord,
     ChallengeRecord,
@@ -85,6 +86,7 @@ class MatchAbortedData(serializers.Serializer):
     type = ConstField("match_aborted")
     reason = serializers.CharField()
     chips = ChipMove(many=True, required=False, help_text="Refunds.")
+    refunds = seat_map(serializers.IntegerField(), f"{REFUNDS_HELP} With `chips`.", required=False)
     round = round_record(required=False, help_text="The round in play, revealed.")
 
 

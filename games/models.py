@@ -91,6 +91,7 @@ class Seat(models.Model):
         PLAYING = "playing"
         OUT = "out"
         LEFT = "left"
+        ABORTED = "aborted"  # still playing when the match was aborted
 
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
     seat = models.PositiveSmallIntegerField()

@@ -146,6 +146,7 @@ def match_view(
         legal_actions=legal,
         abort_proposal=_abort_proposal_view(match, state),
         rematch_offer=_rematch_offer_view(match),
+        aborted=_abort_outcome(match),
     )
 
 
@@ -170,6 +171,19 @@ def rematch_offer_standing(match: Match) -> dict | None:
 def _abort_proposal_view(match: Match, state: "engine.State | None") -> dict | None:
     proposal = abort_proposal_standing(match, state)
     return proposal and {"round": proposal["round"], "agreed_seats": proposal["seats"]}
+
+
+def _abort_outcome(match: Match) -> dict | None:
+    """An aborted match's reason and refunds, as its `match_aborted` event gave them."""
+    if match.status != Match.Status.ABORTED:
+        return None
+    data = (
+        MatchEvent.objects.filter(match=match, type="match_aborted")
+        .values_list("data", flat=True)
+        .first()
+    )
+    data = data or {}
+    return {"reason": data.get("reason", ""), "refunds": data.get("refunds", {})}
 
 
 def _rematch_offer_view(match: Match) -> dict | None:

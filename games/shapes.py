@@ -15,6 +15,8 @@ played matches against the generated schema (no undocumented field allowed). Uni
   required fields.
 """
 
+from typing import Any
+
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
@@ -29,6 +31,7 @@ from games.engine.limits import (
     MIN_FACE,
     MIN_LIVES,
 )
+from games.models import Seat
 
 INT_RANGES = {
     "dice_per_player": (MIN_DICE_PER_PLAYER, MAX_DICE_PER_PLAYER),
@@ -41,10 +44,14 @@ def _rank() -> serializers.ChoiceField:
 
 
 SEAT_KEY_HELP = "Keys are seat numbers as strings."
+SEAT_STATUSES = Seat.Status.values
+REFUNDS_HELP = "Chips each seat got back (its unsettled antes, then its stack), by seat number."
 
 
-def seat_map(child: serializers.Field, help_text: str = SEAT_KEY_HELP) -> serializers.DictField:
-    return serializers.DictField(child=child, help_text=help_text)
+def seat_map(
+    child: serializers.Field, help_text: str = SEAT_KEY_HELP, **kwargs: Any
+) -> serializers.DictField:
+    return serializers.DictField(child=child, help_text=help_text, **kwargs)
 
 
 @extend_schema_field(
@@ -517,7 +524,7 @@ class CommonPoolSeat(serializers.Serializer):
     dice_count = serializers.IntegerField()
     lives = NullField()
     stack = serializers.IntegerField(help_text="Chips at the table.")
-    status = serializers.ChoiceField(choices=["playing", "out", "left"])
+    status = serializers.ChoiceField(choices=SEAT_STATUSES)
 
 
 class PokerDiceSeat(serializers.Serializer):
@@ -526,7 +533,7 @@ class PokerDiceSeat(serializers.Serializer):
     dice_count = NullField()
     lives = serializers.IntegerField()
     stack = serializers.IntegerField(help_text="Chips at the table.")
-    status = serializers.ChoiceField(choices=["playing", "out", "left"])
+    status = serializers.ChoiceField(choices=SEAT_STATUSES)
 
 
 class AbortProposal(serializers.Serializer):
@@ -537,6 +544,13 @@ class AbortProposal(serializers.Serializer):
 class RematchOffer(serializers.Serializer):
     accepted_seats = serializers.ListField(child=serializers.IntegerField())
     expires_at = serializers.DateTimeField()
+
+
+class AbortOutcome(serializers.Serializer):
+    reason = serializers.CharField(
+        help_text="`aborted by a moderator`, `aborted by agreement` or `every player left`."
+    )
+    refunds = seat_map(serializers.IntegerField(), f"{REFUNDS_HELP} Empty without chips.")
 
 
 class MatchBase(serializers.Serializer):
@@ -568,6 +582,9 @@ class MatchBase(serializers.Serializer):
     )
     rematch_id = serializers.IntegerField(
         allow_null=True, help_text="The rematch, once everyone accepted: move on to it."
+    )
+    aborted = AbortOutcome(
+        allow_null=True, help_text="Why an aborted match ended, and its refunds."
     )
 
 

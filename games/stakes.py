@@ -427,16 +427,22 @@ _ANTES = (TransferKind.ANTE_ROUND, TransferKind.ANTE_GAME)
 
 def match_refund(*, match: Match, actor: User | None = None) -> list[Movement]:
     """Abort: each player gets back exactly what they put into unsettled pots, then their
-    stack; every movement names `actor` (the moderator who aborted). A pot settles with a
-    payout, which always empties it: a seat's unsettled part is its antes into the pot
-    since the last payout, less what the pot refunded to its stack since (a voided round's
-    antes). Other transfers do not count: a pot never pays out more than it holds, and
-    whatever no ante accounts for stays in it."""
+    stack; every movement names `actor` (the moderator who aborted)."""
+    return [move for _, move in _refund_by_seat(match=match, actor=actor)]
+
+
+def _refund_by_seat(*, match: Match, actor: User | None) -> list[tuple[int | None, Movement]]:
+    """`match_refund`'s movements, each with the number of the seat it gives back to. A
+    pot settles with a payout, which always empties it: a seat's unsettled part is its
+    antes into the pot since the last payout, less what the pot refunded to its stack
+    since (a voided round's antes). Other transfers do not count: a pot never pays out
+    more than it holds, and whatever no ante accounts for stays in it."""
     scope = match_scope(match.pk)
     pots = list(accounts_in_scope(scope=scope, kinds=POT_KINDS).order_by("id"))
     pairs = _match_stacks_and_wallets(match)
     wallet_of_stack = {stack.pk: wallet for stack, wallet in pairs}
-    movements: list[Movement] = []
+    seat_of_stack = {stack.pk: stack.seat_number for stack, _ in pairs}
+    movements: list[tuple[int | None, Movement]] = []
     with transaction.atomic():
         ledger.accounts_lock(accounts=[*pots, *(a for pair in pairs for a in pair)])
         for pot in pots:
@@ -448,19 +454,20 @@ def match_refund(*, match: Match, actor: User | None = None) -> list[Movement]:
                 if amount <= 0:
                     continue
                 key = f"refund:pot:{pot.pk}:from:{stack_id}:after:{last_payout}"
-                movements.append(
-                    ledger.move(
-                        pot,
-                        wallet_of_stack[stack_id],
-                        amount,
-                        TransferKind.REFUND,
-                        key,
-                        scope=scope,
-                        actor=actor,
-                    )
+                move = ledger.move(
+                    pot,
+                    wallet_of_stack[stack_id],
+                    amount,
+                    TransferKind.REFUND,
+                    key,
+                    scope=scope,
+                    actor=actor,
                 )
+                movements.append((seat_of_stack[stack_id], move))
         movements.extend(
-            m for stack, wallet in pairs if (m := _cash_out_locked(stack, wallet, actor=actor))
+            (stack.seat_number, m)
+            for stack, wallet in pairs
+            if (m := _cash_out_locked(stack, wallet, actor=actor))
         )
     return movements
 
@@ -544,10 +551,23 @@ def settle_match(
     return _dicts([*moves, *match_cash_out(match=match)])
 
 
-def refund_match(*, match: Match, actor: User | None = None) -> list[dict]:
+class Refund(NamedTuple):
+    """An abort's movements (`ChipMove` dicts) and the chips each seat got back
+    (`{"<seat>": n}`: its unsettled antes and its stack)."""
+
+    moves: list[dict]
+    by_seat: dict[str, int]
+
+
+def refund_match(*, match: Match, actor: User | None = None) -> Refund:
     if not match.buy_in:
-        return []
-    return _dicts(match_refund(match=match, actor=actor))
+        return Refund(moves=[], by_seat={})
+    moves = _refund_by_seat(match=match, actor=actor)
+    by_seat: dict[str, int] = {}
+    for seat, move in moves:
+        if seat is not None:
+            by_seat[str(seat)] = by_seat.get(str(seat), 0) + move.amount
+    return Refund(moves=_dicts(m for _, m in moves), by_seat=by_seat)
 
 
 def refund_voided_round(*, match: Match, round_number: int) -> list[dict]:

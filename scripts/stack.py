@@ -16,13 +16,18 @@ import os
 import secrets
 import subprocess
 import sys
+import threading
+import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
-from scripts.supervise import read_procfile, supervise
+from scripts.supervise import announce, read_procfile, supervise
 
 ROOT = Path(__file__).resolve().parent.parent
 DATABASE_NAME = "liarsdice"
+READY_PATH = "/healthz"
+READY_WAIT_SECONDS = 90.0
 
 
 def _start_postgres(data_dir: Path) -> str:
@@ -91,6 +96,28 @@ def _local_secret(data_dir: Path, name: str, nbytes: int) -> str:
     return path.read_text().strip()
 
 
+def _answers(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{READY_PATH}", timeout=2):
+            return True
+    except OSError:
+        return False
+
+
+def announce_when_up(port: int, banner: str, wait_seconds: float = READY_WAIT_SECONDS) -> bool:
+    """Prints `banner` once the web process answers on `port` (or after `wait_seconds`
+    anyway): printed before the processes start, the start-up logs of the worker and
+    beat would scroll it out of sight. Returns whether the server answered."""
+    deadline = time.monotonic() + wait_seconds
+    up = _answers(port)
+    while not up and time.monotonic() < deadline:
+        time.sleep(0.5)
+        up = _answers(port)
+    note = "" if up else "  (the web process has not answered yet: see its lines above)\n"
+    announce(banner + note)
+    return up
+
+
 def run(data_dir: Path) -> int:
     embedded_database = not os.environ.get("DATABASE_URL")
     with services(data_dir) as env:
@@ -115,16 +142,22 @@ def run(data_dir: Path) -> int:
         else:
             admin = "(log in as a staff user of that database: manage.py createsuperuser)"
         port = env["PORT"]
-        print(
-            f"\n  Play     http://127.0.0.1:{port}/\n"
+        banner = (
+            f"\n  Play     http://127.0.0.1:{port}/   <- the play page: open it in a browser\n"
             f"  API      http://127.0.0.1:{port}/api/v1/\n"
             f"  Docs     http://127.0.0.1:{port}/api/v1/docs/\n"
             f"  Schema   http://127.0.0.1:{port}/api/v1/schema/\n"
             f"  Health   http://127.0.0.1:{port}/healthz\n"
             f"  Admin    http://127.0.0.1:{port}/admin/  {admin}\n"
-            "  Ctrl-C stops everything.\n",
+            "  Ctrl-C stops everything.\n"
+        )
+        print(
+            f"\n  Starting: the addresses follow once http://127.0.0.1:{port}/ answers.\n",
             flush=True,
         )
+        announcer = threading.Thread(target=announce_when_up, args=(int(port), banner))
+        announcer.daemon = True
+        announcer.start()
         # Every process of the Procfile; one that dies is restarted, the others run on.
         return supervise(read_procfile(ROOT / "Procfile"), env, ROOT)
 

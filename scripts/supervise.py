@@ -54,6 +54,13 @@ def _say(name: str, text: str, width: int) -> None:
         sys.stdout.flush()
 
 
+def announce(text: str) -> None:
+    """Prints `text` whole, never between the lines of a process's output."""
+    with _print_lock:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        sys.stdout.flush()
+
+
 @dataclass
 class Child:
     name: str

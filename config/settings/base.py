@@ -210,7 +210,7 @@ SPECTACULAR_SETTINGS = {
     # Choice sets that share the field name `status` get names of their own.
     "ENUM_NAME_OVERRIDES": {
         "MatchStatusEnum": ["open", "active", "finished", "aborted"],
-        "SeatStatusEnum": ["playing", "out", "left"],
+        "SeatStatusEnum": ["playing", "out", "left", "aborted"],
         "DeliveryStatusEnum": ["pending", "delivered", "failed"],
         "TimeoutPolicyEnum": ["auto", "challenge", "forfeit"],
         "PokerRankEnum": ["9", "10", "J", "Q", "K", "A"],

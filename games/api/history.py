@@ -18,7 +18,13 @@ from games import engine, history, selectors
 from games.api.base import NewestFirst
 from games.errors import MatchNotFinished, NotExportable
 from games.serializers import PRESET_NAMES, ActionInput
-from games.shapes import RULES, ExportDiceOutput, MatchSummaryOutput, round_record
+from games.shapes import (
+    RULES,
+    SEAT_STATUSES,
+    ExportDiceOutput,
+    MatchSummaryOutput,
+    round_record,
+)
 
 
 class PlayerMatchesQuery(CursorQuery):
@@ -31,7 +37,7 @@ class PlayerMatchesQuery(CursorQuery):
 class ExportSeatOutput(serializers.Serializer):
     seat = serializers.IntegerField()
     player = PlayerRef()
-    status = serializers.ChoiceField(choices=["playing", "out", "left"])
+    status = serializers.ChoiceField(choices=SEAT_STATUSES)
 
 
 class ReplayActionOutput(serializers.Serializer):

@@ -46,17 +46,25 @@ def match_abort(*, match_id: int, actor: User) -> MatchAborted:
 
 def abort_locked(match: Match, *, actor: User, reason: str) -> list[dict]:
     """Aborts the locked, open or running `match` (by a moderator, or by the players'
-    agreement): every chip goes back as RULES.md 1.8 says (what each player put into
-    unsettled pots, then their stack), the round in play is revealed (`round_reveal`),
-    and players see `match_aborted` with `reason`. Returns the refunds."""
+        agreement): every chip goes back as RULES.md 1.8 says (what each player put into
+        unsettled pots, then their stack), the round in play is revealed (`round_reveal`),
+        players see `match_aborted` with `reason` and what each seat got back, and the seats
+    still playing become `aborted`. Returns the refunds' movements."""
     revealed = round_reveal(match)
-    moves = stakes.refund_match(match=match, actor=actor)
+    refund = stakes.refund_match(match=match, actor=actor)
     match.status = Match.Status.ABORTED
     match.finished_at = timezone.now()
     match.turn_seat = None
     match.turn_deadline = None
     match.version += 1
-    event: dict[str, Any] = {"type": "match_aborted", "reason": reason, "chips": moves}
+    # Nobody plays on at an aborted table: its seats say so, as an out one says it lost.
+    match.seats.filter(status=Seat.Status.PLAYING).update(status=Seat.Status.ABORTED)
+    event: dict[str, Any] = {
+        "type": "match_aborted",
+        "reason": reason,
+        "chips": refund.moves,
+        "refunds": refund.by_seat,
+    }
     if revealed is not None:
         event["round"] = revealed
     publish(
@@ -74,7 +82,7 @@ def abort_locked(match: Match, *, actor: User, reason: str) -> list[dict]:
             "event_seq",
         ]
     )
-    return moves
+    return refund.moves
 
 
 def round_reveal(match: Match) -> dict[str, Any] | None:

@@ -252,6 +252,7 @@ def _unseat(match: Match, seat: Seat, reason: str | None = None) -> list[dict]:
     if not players:
         match.status = Match.Status.ABORTED
         match.finished_at = timezone.now()
+        match.seats.filter(status=Seat.Status.PLAYING).update(status=Seat.Status.ABORTED)
         events.append({"type": "match_aborted", "reason": "every player left"})
     elif match.created_by_id == player.pk:
         # Only the creator may start a lobby: the next player clockwise takes that over.

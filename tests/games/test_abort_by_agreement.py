@@ -46,6 +46,11 @@ def test_every_player_agrees_and_every_chip_goes_back():
     assert second["abort_proposal"]["agreed_seats"] == [0, 1]
     done = _post(players[2][1], match_id, "abort").json()
     assert done["status"] == "aborted" and done["abort_proposal"] is None
+    # Each seat's buy-in came back whole (its antes from the pots, then its stack); no
+    # seat is shown playing on at an aborted table.
+    refunds = {"0": 50, "1": 50, "2": 50}
+    assert done["aborted"] == {"reason": "aborted by agreement", "refunds": refunds}
+    assert [s["status"] for s in done["seats"]] == ["aborted"] * 3
 
     assert [wallet_balance(user=u) for u in users] == before
     events = _events(players[0][1], match_id)
@@ -57,6 +62,7 @@ def test_every_player_agrees_and_every_chip_goes_back():
     ]
     assert events[-1]["data"]["reason"] == "aborted by agreement"
     assert events[-1]["data"]["round"]["aborted"] is True  # round 1 revealed
+    assert events[-1]["data"]["refunds"] == refunds
     _ledger_ok()
 
 

@@ -74,7 +74,15 @@ def test_abort_refunds_exactly_as_rules_1_8_say(mod_client, moderator):
         wallet, stack, unsettled = before[s.player_id]
         assert wallet_balance(user=s.player) == wallet + stack + unsettled
     assert not Account.objects.filter(scope=stakes.match_scope(match.pk), balance__gt=0).exists()
-    assert MatchEvent.objects.filter(match=match, type="match_aborted").exists()
+    aborted = MatchEvent.objects.get(match=match, type="match_aborted").data
+    # Each seat's refund is its stack plus its unsettled antes, whatever wallet it went to.
+    assert aborted["refunds"] == {
+        str(s.seat): before[s.player_id][1] + before[s.player_id][2] for s in seats
+    }
+    assert set(Seat.objects.filter(match=match).values_list("status", flat=True)) <= {
+        Seat.Status.ABORTED,
+        Seat.Status.OUT,
+    }
     record = AuditRecord.objects.get(action=AuditAction.MATCH_ABORT)
     assert record.actor == moderator and record.match_id == match.pk
     assert record.reason == "stuck table, player report"

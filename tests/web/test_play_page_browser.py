@@ -9,7 +9,6 @@ parts: a challenge sent, declined and accepted, quick play pairing two people, a
 Screenshots at desktop and phone width go to test-screenshots/ (git-ignored)."""
 
 import json
-import shutil
 import time
 from pathlib import Path
 
@@ -19,7 +18,6 @@ from django.core.management import call_command
 from accounts.models import User
 from accounts.services import token_create
 from games.models import Challenge, Match, RoundRecord, Seek
-from tests.browser import start_chromium
 from tests.celery.conftest import Processes
 from tests.factories import PlayerFactory
 
@@ -30,24 +28,6 @@ SCREENSHOTS = ROOT / "test-screenshots"
 PASSWORD = "a-long-passphrase-42"
 DESKTOP = (1280, 1000)
 PHONE = (390, 844)
-
-
-@pytest.fixture
-def open_browser():
-    """Opens headless Chromium windows of a given size; each logs its network requests."""
-    opened = []
-
-    def open_one(size=DESKTOP):
-        logs = {"goog:loggingPrefs": {"performance": "ALL", "browser": "ALL"}}
-        driver, profile = start_chromium(size, capabilities=logs)
-        opened.append((driver, profile))
-        emulate(driver, size)
-        return driver
-
-    yield open_one
-    for driver, profile in opened:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 @pytest.fixture

@@ -219,17 +219,18 @@ function renderMyMatches() {
 async function renderLobby() {
   const openBox = h("div", { id: "open-matches" }, h("p", {}, "Loading…"));
   const [quickPlay, challenges, create] = await Promise.all([quickPlayCard(), challengeCard(), createForm()]);
+  quickPlay.classList.add("quick-play");
   replace(
     view,
     h("h1", { class: "sr-only" }, "Lobby"),
-    h("div", { class: "columns" },
-      h("div", {},
+    h("div", { class: "columns lobby" },
+      h("div", { class: "lobby-side" },
         quickPlay,
         h("section", { class: "card" }, h("h2", {}, "My matches"), h("div", { id: "my-matches" }, h("p", {}, "Loading…"))),
         challenges,
         h("section", { class: "card" }, h("h2", {}, "Open matches"), openBox),
       ),
-      h("section", { class: "card" }, h("h2", {}, "Create a match"), create),
+      h("section", { class: "card create-card" }, h("h2", {}, "Create a match: play bots or people"), create),
     ),
   );
   renderMyMatches();

@@ -75,7 +75,14 @@ export function actionText(action, name) {
 }
 
 export function resultText(record, name, poker) {
-  const r = record.result || {};
+  if (!record.result) {
+    if (record.aborted) return "The match was aborted in this round: it settled nothing.";
+    if (record.voided_by !== undefined && record.voided_by !== null) {
+      return `${verb(name(record.voided_by), "leave")} the match: the round is void, its antes given back.`;
+    }
+    return "No result.";
+  }
+  const r = record.result;
   const parts = [];
   const bid = r.bid ? (r.bid.hand ? handText(r.bid.hand) : poolBid(r.bid)) : "";
   if (r.type === "exact") parts.push(`${name(r.challenger_seat)} called exact on ${bid}`);
@@ -92,6 +99,15 @@ export function resultText(record, name, poker) {
     parts.push(`${verb(name(Number(seat)), "regain")} ${n} ${n === 1 ? "die" : "dice"}`);
   }
   return parts.join("; ") + ".";
+}
+
+// An aborted match: why, and what each seat got back (`aborted.refunds`, by seat).
+export function abortText(m, name) {
+  const reason = m.aborted?.reason || "no reason given";
+  if (!m.buy_in) return `Match aborted: ${reason}.`;
+  const refunds = Object.entries(m.aborted?.refunds || {}).map(([seat, n]) => `${name(Number(seat))} ${n}`);
+  const back = refunds.length ? `Chips given back: ${refunds.join(", ")}.` : "Every chip went back to its owner.";
+  return `Match aborted: ${reason}. ${back}`;
 }
 
 export function clock(seconds) {

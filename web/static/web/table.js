@@ -1,13 +1,13 @@
 // A match: the open table (seats, bots, start), the game table (dice, seats, bid,
-// actions, turn clock, controls for `legal_actions` only), round results with the dice
-// commitments verified here, table chat, and the round-by-round replay.
+// actions, turn clock, controls for `legal_actions` only, the ended rounds: rounds.js),
+// table chat, and the round-by-round replay.
 
 import { api, ApiError } from "./api.js";
 import { app, errorText, flash, go, onLeave, refreshMe, setYourTurn, STRATEGIES } from "./app.js";
 import { field, h, replace, select } from "./dom.js";
-import { actionText, bidText, clock, diceRow, die, faceName, handText, resultText, verb } from "./format.js";
+import { abortText, actionText, bidText, clock, diceRow, die, faceName, handText, verb } from "./format.js";
 import { followMatch } from "./live.js";
-import { verifyRound } from "./verify.js";
+import { roundDetails, roundsOnTable } from "./rounds.js";
 
 const RANKS = ["9", "10", "J", "Q", "K", "A"];
 const CHAT_POLL_MS = 5000;
@@ -25,10 +25,10 @@ export async function renderMatch(root, matchId) {
     head: h("div", { class: "match-head" }),
     live: h("span", { class: "live muted", "aria-live": "off" }),
     body: h("div", { class: "table-body" }),
-    result: h("section", { class: "card result", "aria-live": "polite" }),
+    rounds: roundsOnTable(),
     chat: chatPanel(matchId),
   };
-  replace(root, parts.head, parts.body, parts.result, parts.chat.el);
+  replace(root, parts.head, parts.body, parts.chat.el);
 
   // Answers can arrive out of order (a refresh sent before a move may come back after
   // the move's own answer): an older version of the match never replaces a newer one.
@@ -59,7 +59,7 @@ export async function renderMatch(root, matchId) {
   };
   const loadRounds = async () => {
     table.rounds = await api(`matches/${matchId}/rounds/`);
-    await drawResult(parts.result, table.match, table.rounds.rounds.at(-1));
+    await parts.rounds.draw(table.match, table.rounds.rounds, namer(table.match));
   };
   const act = async (action) => {
     try {
@@ -100,7 +100,7 @@ export async function renderMatch(root, matchId) {
     const sameControls = table.controlsVersion === m.version && parts.body.querySelector(".controls");
     const controls = sameControls ? parts.body.querySelector(".controls") : controlsFor(m, act);
     table.controlsVersion = m.version;
-    replace(parts.body, gameTable(m, controls));
+    replace(parts.body, gameTable(m, controls, parts.rounds));
     tick();
   }
 
@@ -161,7 +161,7 @@ function openTable(m, lobbyAct) {
 
 // --- the table -----------------------------------------------------------------------
 
-function gameTable(m, controls) {
+function gameTable(m, controls, rounds) {
   const name = namer(m);
   const poker = m.family === "poker_dice";
   const round = m.round;
@@ -170,7 +170,7 @@ function gameTable(m, controls) {
   if (m.status === "finished" || m.status === "aborted") {
     const winners = m.winner_seats.map(name).join(" and ");
     indicator = h("div", { class: "turn over", testid: "turn-indicator", dataset: { yourTurn: "false", status: m.status } },
-      m.status === "aborted" ? "Match aborted." : `Match over: ${winners || "nobody"} ${m.winner_seats.length === 1 && winners !== "you" ? "wins" : "win"}.`);
+      m.status === "aborted" ? abortText(m, name) : `Match over: ${winners || "nobody"} ${m.winner_seats.length === 1 && winners !== "you" ? "wins" : "win"}.`);
     controls = h("div", { class: "buttons" },
       m.status === "finished" ? h("a", { href: `#/match/${m.id}/replay`, class: "button" }, "Replay round by round") : null,
       h("a", { href: "#/", class: "button" }, "Back to the lobby"));
@@ -185,7 +185,7 @@ function gameTable(m, controls) {
         s.player.is_bot ? h("span", { class: "tag" }, "bot") : null),
       h("div", { class: "seat-stats" },
         poker ? h("span", {}, `${s.lives} ${s.lives === 1 ? "life" : "lives"}`) : h("span", {}, `${s.dice_count} ${s.dice_count === 1 ? "die" : "dice"}`),
-        h("span", {}, `${s.stack} chips`),
+        m.aborted && m.buy_in ? h("span", {}, `${m.aborted.refunds[String(s.seat)] ?? 0} chips back`) : h("span", {}, `${s.stack} chips`),
         h("span", { class: "status" }, s.status)),
       shown.length ? h("div", { class: "shown" }, "shown: ", diceRow(shown)) : null);
   }));
@@ -194,12 +194,13 @@ function gameTable(m, controls) {
   if (round && m.your_seat !== null && m.your_seat !== undefined) {
     const dice = round.your_dice;
     const label = poker ? "The box" : "Your dice";
+    // The shelf's note goes on the label's line: the box keeps to two lines on a phone.
     yourDice = h("div", { class: "your-dice", testid: "your-dice", "aria-label": label },
-      h("span", { class: "label" }, label),
+      h("span", { class: "label" }, label,
+        poker && round.shelf?.length ? h("small", { class: "muted" }, " (outlined dice stand on the shelf)") : null),
       dice && dice.length
         ? h("span", { class: "dice" }, dice.map((d, i) => die(d, { poker, extra: round.shelf?.includes(i) ? "shelf" : "" })))
-        : h("span", { class: "muted" }, poker ? `with ${name(round.turn_seat)}, closed` : "none"),
-      poker && round.shelf?.length ? h("small", { class: "muted" }, " (outlined dice stand on the shelf)") : null);
+        : h("span", { class: "muted" }, poker ? `with ${name(round.turn_seat)}, closed` : "none"));
   }
   const bid = round ? h("div", { class: "bid" }, h("span", { class: "label" }, "Current bid"),
     h("strong", {}, bidText(round.current_bid)), round.current_bid ? ` by ${name(round.current_bid.seat)}` : "",
@@ -210,9 +211,9 @@ function gameTable(m, controls) {
     round.actions.length
       ? h("ol", { class: "log" }, round.actions.map((a) => h("li", {}, actionText(a, name))))
         : h("p", { class: "muted" }, `${verb(name(round.opener_seat), "open")} the round.`)) : null;
-  return h("section", { class: "card table" }, indicator, h("div", { class: "table-grid" },
+  return h("section", { class: "card table" }, indicator, rounds.last, h("div", { class: "table-grid" },
     h("div", {}, yourDice, bid, pots, controls),
-    h("div", {}, seats, actions)));
+    h("div", {}, seats, actions)), rounds.history);
 }
 
 // --- controls: only what `legal_actions` allows -------------------------------------
@@ -357,49 +358,6 @@ function pokerControls(m, legal, act) {
   return out;
 }
 
-// --- a finished round: every die, and the commitments checked here -----------------
-
-const MARKS = {
-  verified: "✓ verified",
-  mismatch: "✗ does not match",
-  missing: "– no commitment",
-  unavailable: "? cannot check (needs HTTPS)",
-};
-
-async function roundDetails(m, record) {
-  const name = namer(m);
-  const poker = m.family === "poker_dice";
-  const checks = await verifyRound(record);
-  const rows = Object.entries(record.dice || {}).map(([key, dice]) => {
-    const who = key === "box" ? "The box" : name(Number(key));
-    const shown = record.shown?.[key] || [];
-    const delta = key === "box" ? "" : [
-      record.result?.losses?.[key] ? `−${record.result.losses[key]}` : "",
-      record.result?.gains?.[key] ? `+${record.result.gains[key]}` : "",
-    ].join("");
-    return h("tr", {},
-      h("th", { scope: "row" }, who),
-      h("td", {}, diceRow(dice, { poker }), shown.length ? h("small", { class: "muted" }, ` (${shown.length} shown)`) : null),
-      h("td", { class: "num" }, delta),
-      h("td", {}, h("span", {
-        class: `mark ${checks[key]}`, testid: "commitment-verified", dataset: { seat: key, state: checks[key] },
-        title: `sha256("<salt>:<dice>") = ${record.dice_commitments?.[key] ?? "?"}`,
-      }, MARKS[checks[key]])));
-  });
-  return h("div", {},
-    h("p", {}, resultText(record, name, poker)),
-    h("table", { class: "reveal" },
-      h("thead", {}, h("tr", {}, h("th", {}, "Seat"), h("th", {}, "Dice"), h("th", { class: "num" }, poker ? "Lives" : "Dice ±"), h("th", {}, "Commitment"))),
-      h("tbody", {}, rows)));
-}
-
-async function drawResult(container, m, record) {
-  if (!record) return replace(container);
-  container.dataset.testid = "round-result";
-  container.dataset.round = record.number;
-  replace(container, h("h2", {}, `Round ${record.number}: result`), await roundDetails(m, record));
-}
-
 // --- table chat ----------------------------------------------------------------------
 
 function chatPanel(matchId) {
@@ -457,7 +415,7 @@ export async function renderReplay(root, matchId) {
     replace(stage,
       h("h2", {}, `Round ${record.number} · ${verb(name(record.opener_seat), "open")}`),
       h("ol", { class: "log" }, record.actions.slice(0, step).map((a) => h("li", {}, actionText(a, name)))),
-      done ? await roundDetails(m, record) : h("div", { class: "buttons" },
+      done ? await roundDetails(m, record, name) : h("div", { class: "buttons" },
         h("button", { type: "button", onclick: () => { step += 1; drawRound(); } }, "Next action"),
         h("button", { type: "button", testid: "replay-reveal", onclick: () => { step = record.actions.length; drawRound(); } }, "Reveal the round")));
   }

@@ -56,7 +56,7 @@ class Seat:
     dice_count: int | None  # common pool
     lives: int | None  # poker dice
     stack: int
-    status: str  # playing | out | left
+    status: str  # playing | out | left | aborted
 
 
 @dataclass(frozen=True)
@@ -134,6 +134,14 @@ class RematchOffer:
 
 
 @dataclass(frozen=True)
+class AbortOutcome:
+    """Why an aborted match ended, and the chips each seat got back."""
+
+    reason: str
+    refunds: dict[str, int]  # by seat number
+
+
+@dataclass(frozen=True)
 class Match:
     """A match as `GET /matches/{id}/` and the seat stream answer the caller."""
 
@@ -164,6 +172,7 @@ class Match:
     abort_proposal: AbortProposal | None
     rematch_offer: RematchOffer | None
     rematch_id: int | None  # the rematch, once everyone accepted: move on to it
+    aborted: AbortOutcome | None  # aborted matches only
 
     @property
     def over(self) -> bool:
