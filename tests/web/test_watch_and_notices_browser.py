@@ -79,6 +79,15 @@ def watch_list_ids(driver) -> list[int]:
     return [int(line.get_attribute("data-match-id")) for line in lines]
 
 
+def bid_by(driver, name: str) -> bool:
+    """The table's current bid is `name`'s."""
+    return f"by {name}" in driver.find_element("css selector", ".bid").text
+
+
+def chat_text(driver) -> str:
+    return driver.find_element("css selector", ".chat-log").text
+
+
 def dice_on_the_table(driver) -> int:
     """Dice drawn on the game table (the card of the round in play and the seats)."""
     return len(driver.find_elements("css selector", ".table .die"))
@@ -177,10 +186,7 @@ def test_a_third_account_watches_a_live_public_match_and_never_sees_a_hidden_die
     for driver in watchers:
         wait(
             driver,
-            lambda d: (
-                "by ann" in d.find_element("css selector", ".bid").text
-                and turn_state(d)["text"].startswith("bob's turn")
-            ),
+            lambda d: bid_by(d, "ann") and turn_state(d)["text"].startswith("bob's turn"),
             message="ann's bid",
         )
         assert_sees_no_hidden_die(driver)
@@ -190,10 +196,7 @@ def test_a_third_account_watches_a_live_public_match_and_never_sees_a_hidden_die
     for driver in watchers:
         wait(
             driver,
-            lambda d: (
-                "by bob" in d.find_element("css selector", ".bid").text
-                and "bob: Hm." in d.find_element("css selector", ".chat-log").text
-            ),
+            lambda d: bid_by(d, "bob") and "bob: Hm." in chat_text(d),
             message="bob's raise and his words",
         )
         assert_sees_no_hidden_die(driver)
