@@ -6,7 +6,7 @@
 import { h } from "./dom.js";
 
 const PREFS_KEY = "liarsdice.notices";
-const LOW_TIME_SECONDS = 15;
+export const LOW_TIME_SECONDS = 15;
 const BASE_TITLE = document.title;
 const iconLink = document.querySelector("link[rel=icon]");
 const BASE_ICON = iconLink?.getAttribute("href");

@@ -7,7 +7,7 @@ import { app, errorText, flash, go, onLeave, refreshMe, setYourTurn, STRATEGIES 
 import { field, h, replace, select } from "./dom.js";
 import { actionText, bidText, clock, diceRow, die, faceName, handText, resultText, verb } from "./format.js";
 import { followMatch } from "./live.js";
-import { announceTable, lowTimeWarning, noticeSettings } from "./notices.js";
+import { announceTable, LOW_TIME_SECONDS, lowTimeWarning, noticeSettings } from "./notices.js";
 import { verifyRound } from "./verify.js";
 import { spectatorNote } from "./watch.js";
 
@@ -119,7 +119,7 @@ export async function renderMatch(root, matchId) {
     const clockEl = indicator.querySelector(".clock");
     if (clockEl && left !== null) {
       clockEl.textContent = clock(left);
-      clockEl.classList.toggle("urgent", left < 15);
+      clockEl.classList.toggle("urgent", left < LOW_TIME_SECONDS);
     }
     lowTimeWarning(indicator, m, left);
   }
