@@ -167,6 +167,7 @@ def test_a_third_account_watches_a_live_public_match_and_never_sees_a_hidden_die
         lambda d: [b.text for b in d.find_elements("css selector", suggested)] == ["ann"],
         message="ann suggested",
     )
+    save_screenshot(carol, "lobby-player-search")
     present(carol, "player-suggestion").click()
     assert present(carol, "challenge-username").get_attribute("value") == "ann, "
 
