@@ -23,6 +23,8 @@ from accounts.serializers import (
     MeOutput,
     MeUpdateInput,
     PlayerProfileOutput,
+    PlayerRef,
+    PlayerSearchQuery,
     RegisterInput,
     RegisterOutput,
     TokenObtainInput,
@@ -36,6 +38,7 @@ from accounts.throttles import (
     LoginBackoffThrottle,
     LoginIpThrottle,
     PerIpAnonThrottle,
+    PlayerSearchThrottle,
     RegisterIpThrottle,
     RegisterUsernameThrottle,
     login_succeeded,
@@ -43,6 +46,7 @@ from accounts.throttles import (
 )
 from core.idempotency import IDEMPOTENCY_HEADER, IdempotentView, idempotent
 from core.inputs import validated
+from core.query import parse_query
 from core.schema import problems
 from ledger.selectors import wallet_balance
 
@@ -175,6 +179,28 @@ class MeApi(APIView):
     def patch(self, request: Request) -> Response:
         user = services.user_update(user=request.user, **validated(MeUpdateInput, request.data))
         return Response(me_payload(user, chips=wallet_balance(user=user)))
+
+
+class PlayerSearchApi(APIView):
+    token_scope = "read"
+
+    def get_throttles(self) -> list[BaseThrottle]:
+        return [*super().get_throttles(), PlayerSearchThrottle()]
+
+    @extend_schema(
+        parameters=[PlayerSearchQuery],
+        responses={200: PlayerRef(many=True)},
+        tags=["accounts"],
+        summary="Find players by the start of their name",
+        description="Up to `limit` active players whose username starts with `search` "
+        "(any case): an exact match first, then the shortest names. Public names only "
+        "(`id`, `username`, `is_bot`), for finding whom to challenge; rate-limited per "
+        "account (`player_search`).",
+    )
+    def get(self, request: Request) -> Response:
+        query = parse_query(request, PlayerSearchQuery)
+        players = selectors.player_search(prefix=query["search"], limit=query["limit"])
+        return Response(PlayerRef(players, many=True).data)
 
 
 class PlayerProfileApi(APIView):

@@ -1,7 +1,8 @@
 import re
 
 from django.contrib.auth.validators import UnicodeUsernameValidator
-from django.db.models import QuerySet
+from django.db.models import Case, QuerySet, When
+from django.db.models.functions import Length, Lower
 from django.shortcuts import get_object_or_404
 
 from accounts.models import ApiToken, User, Webhook, WebhookDelivery
@@ -16,6 +17,14 @@ def player_get(*, username: str) -> User:
     if len(username) > _USERNAME_MAX_LENGTH or not _USERNAME.match(username):
         raise NotFoundError("No such player.")
     return get_object_or_404(User, username__iexact=username, is_active=True)
+
+
+def player_search(*, prefix: str, limit: int) -> list[User]:
+    """Up to `limit` active players whose username starts with `prefix` (any case), an
+    exact match first, then the shortest names, then alphabetically."""
+    players = User.objects.filter(username__istartswith=prefix, is_active=True)
+    exact = Case(When(username__iexact=prefix, then=0), default=1)
+    return list(players.order_by(exact, Length("username"), Lower("username"))[:limit])
 
 
 def webhooks_of(*, user: User) -> QuerySet[Webhook]:

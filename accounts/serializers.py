@@ -95,6 +95,17 @@ class PlayerRef(serializers.Serializer):
     is_bot = serializers.BooleanField()
 
 
+class PlayerSearchQuery(serializers.Serializer):
+    search = serializers.RegexField(
+        UnicodeUsernameValidator.regex,
+        max_length=150,
+        help_text="The start of a username (any case): letters, digits and @.+-_ only.",
+    )
+    limit = serializers.IntegerField(
+        min_value=1, max_value=20, default=10, help_text="How many players at most."
+    )
+
+
 class RulesetRatingOutput(serializers.Serializer):
     rating = serializers.FloatField(help_text="The conservative estimate, mu - 3 sigma.")
     mu = serializers.FloatField()

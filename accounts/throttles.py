@@ -26,6 +26,13 @@ class PerUserThrottle(QuotaThrottle):
         return self.cache_format % {"scope": self.scope, "ident": request.user.pk}
 
 
+class PlayerSearchThrottle(PerUserThrottle):
+    """Searches for players by name per account: enough to type a name, too few to walk
+    the whole player list quickly."""
+
+    scope = "player_search"
+
+
 class PerIpAnonThrottle(QuotaThrottle):
     scope = "anon"
 

@@ -19,6 +19,7 @@ INDEX_LINKS: dict[str, str | tuple[str, ...]] = {
     "me": "me",
     "my_transactions": "my-transactions",
     "account_stream": "account-stream",
+    "players": "players",
     "player": ("player-profile", "username"),
     "player_matches": ("player-matches", "username"),
     "player_reports": ("player-reports", "username"),

@@ -63,16 +63,32 @@ def match_visible(match: Match, seats: list[Seat], user: User) -> bool:
     return not match.private or any(s.player_id == user.pk for s in seats)
 
 
-def match_list(*, user: User, status: str | None = None, mine: bool = False) -> QuerySet[Match]:
+def match_list(
+    *,
+    user: User,
+    status: str | None = None,
+    mine: bool = False,
+    ruleset: str | None = None,
+    players: int | None = None,
+    buy_in_min: int | None = None,
+    buy_in_max: int | None = None,
+) -> QuerySet[Match]:
+    """The matches `user` may list, newest first, narrowed by the filters given: their
+    status, the user's own, the preset, the table's size, the buy-in's range."""
     matches = Match.objects.select_related("created_by").order_by("-id")
     if mine:
         matches = matches.filter(seats__player=user)
     else:
         # Private tables are listed only to the players seated at them.
         matches = matches.filter(Q(private=False) | Q(seats__player=user)).distinct()
-    if status:
-        matches = matches.filter(status=status)
-    return matches
+    filters = {
+        "status": status,
+        "ruleset": ruleset,
+        "max_players": players,
+        "buy_in__gte": buy_in_min,
+        "buy_in__lte": buy_in_max,
+    }
+    return matches.filter(**{k: v for k, v in filters.items() if v is not None})
 
 
 def match_summary(match: Match, seats: list[Seat]) -> dict[str, Any]:

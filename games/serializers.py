@@ -165,6 +165,29 @@ class MatchListQuery(CursorQuery):
         choices=["open", "active", "finished", "aborted"], required=False
     )
     mine = serializers.BooleanField(required=False, default=False)
+    ruleset = serializers.ChoiceField(
+        choices=PRESET_NAMES, required=False, help_text="Only matches of this preset."
+    )
+    players = serializers.IntegerField(
+        min_value=MIN_PLAYERS,
+        max_value=MAX_PLAYERS,
+        required=False,
+        help_text="Only tables of this many seats (`max_players`), as a seek's `players`.",
+    )
+    buy_in_min = serializers.IntegerField(
+        min_value=0, required=False, help_text="Only matches whose buy-in is at least this."
+    )
+    buy_in_max = serializers.IntegerField(
+        min_value=0,
+        required=False,
+        help_text="Only matches whose buy-in is at most this (0: matches without chips).",
+    )
+
+    def validate(self, data: dict) -> dict:
+        low, high = data.get("buy_in_min"), data.get("buy_in_max")
+        if low is not None and high is not None and low > high:
+            raise serializers.ValidationError({"buy_in_max": "Give at least `buy_in_min`."})
+        return data
 
 
 class EventsQuery(serializers.Serializer):

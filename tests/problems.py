@@ -21,6 +21,13 @@ def assert_problem(response, status: int, code: str) -> dict:
     return body
 
 
+def assert_invalid_field(response, field: str) -> dict:
+    """A 400 `validation_error` whose `errors` name `field`."""
+    body = assert_problem(response, 400, "validation_error")
+    assert field in {e["field"] for e in body["errors"]}, body
+    return body
+
+
 def _assert_documented(response, status: int, code: str) -> None:
     request = getattr(response, "request", None) or {}
     path, method = request.get("PATH_INFO"), request.get("REQUEST_METHOD")

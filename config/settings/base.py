@@ -190,6 +190,7 @@ REST_FRAMEWORK = {
         "register_username": env.str("THROTTLE_REGISTER_USERNAME", default="10/hour"),
         "login_ip": env.str("THROTTLE_LOGIN_IP", default="30/min"),
         "chat": env.str("THROTTLE_CHAT", default="20/min"),
+        "player_search": env.str("THROTTLE_PLAYER_SEARCH", default="60/min"),
     },
     "EXCEPTION_HANDLER": "core.problems.problem_exception_handler",
     "DEFAULT_SCHEMA_CLASS": "accounts.schema.ScopedAutoSchema",

@@ -48,8 +48,10 @@ class MatchListCreateApi(MatchApiBase):
         operation_id="matches_list",
         summary="The lobby: matches, newest first",
         description="Public matches and the private ones you sit at, newest first, "
-        "cursor-paginated. `status=open` lists the lobbies you can join; `mine=true` only "
-        "the matches you have a seat in.",
+        "cursor-paginated. `status=open` lists the lobbies you can join, `status=active` "
+        "the matches in play (any public one can be watched); `mine=true` only the matches "
+        "you have a seat in. `ruleset`, `players` (the table's seats) and `buy_in_min` / "
+        "`buy_in_max` narrow the list.",
     )
     def get(self, request: Request) -> Response:
         filters = parse_query(request, MatchListQuery)

@@ -4,111 +4,21 @@ client can verify every finished round's dice against the published commitments.
 import hashlib
 import json
 import random
-from collections import Counter
-from typing import NamedTuple
 
 import pytest
 
-from games import engine
 from games.models import Match
 from tests.conftest import client_for
 from tests.factories import ActiveMatchFactory, PlayerFactory
 from tests.games.helpers import MATCHES, action_from_legal, seated_players
+from tests.games.hidden_dice import assert_nothing_hidden, hidden_now
 
 pytestmark = pytest.mark.django_db
-
-# Lists under these keys are seat numbers, die indexes or claims, not dice anyone holds.
-NOT_DICE = {
-    "show",
-    "hold",
-    "shelf",
-    "target_seats",
-    "winner_seats",
-    "passed",
-    "elimination_order",
-    "seats",
-    "losses",
-    "gains",
-    "hand",  # a poker bid: what the bidder claims
-    "min_hand",
-}
-# Finished rounds are public: every die in them has been revealed.
-REVEALED = {"last_round", "rounds", "round_finished", "round_voided"}
 
 
 @pytest.fixture(autouse=True)
 def _seeded_dice(monkeypatch):
     monkeypatch.setattr("games.fairness.SECURE_DICE", random.Random(1987))
-
-
-def _dice_lists(node, path=(), revealed=False):
-    """(path, list) for every list of dice-like values (ints, poker ranks) outside the
-    finished rounds."""
-    if revealed:
-        return
-    if isinstance(node, dict):
-        inner = node.get("type") in REVEALED
-        for k, v in node.items():
-            yield from _dice_lists(v, (*path, k), inner or k in REVEALED)
-    elif isinstance(node, list):
-        if node and all(type(x) in (int, str) for x in node):
-            if path[-1] not in NOT_DICE:
-                yield path, node
-        else:
-            for item in node:
-                yield from _dice_lists(item, path)
-
-
-def _contains(values: list, dice: list) -> bool:
-    """Whether every die of `dice` is among `values` (in any order, among others)."""
-    return not Counter(map(str, dice)) - Counter(map(str, values))
-
-
-class Hidden(NamedTuple):
-    cups: dict[int, list[int]]  # common pool: what each live seat has in its cup
-    shown: dict[int, list[int]]  # common pool: the dice each seat shows face up
-    box: list[str] | None  # poker: the dice in the box
-    box_holder: int | None  # poker: the one seat that may look into it now
-    salts: list[str]
-
-
-def _hidden(match: Match) -> Hidden:
-    state = engine.state_from_json(match.state)
-    r = state.round
-    salts = list((match.secrets or {}).get("salts", {}).values())
-    if r is None:
-        return Hidden({}, {}, None, None, salts)
-    if state.rules.family == "poker_dice":
-        box = engine.held_dice(state)["box"]["box"]
-        holder = r.turn if r.phase in ("bid", "reroll") else None
-        return Hidden({}, {}, box, holder, salts)
-    live = [s for s in range(state.n_players) if state.live[s]]
-    cups = {s: list(r.dice[s]) for s in live}
-    shown = {s: list(r.shown[s]) for s in live if r.shown[s]}
-    return Hidden(cups, shown, None, None, salts)
-
-
-def _check_response(body, hidden: Hidden, viewer: int | None, where) -> None:
-    """Nothing in `body` (for `viewer`; None = spectator) shows dice it may not see."""
-    for path, values in _dice_lists(body):
-        if path[-1] == "your_dice":  # the viewer's own cup, or the box it holds
-            if hidden.box is not None:
-                assert viewer == hidden.box_holder and values == hidden.box, (where, path)
-            else:
-                assert viewer is not None and values == hidden.cups[viewer], (where, path)
-            continue
-        if "shown_dice" in path:  # public: exactly what that seat shows
-            assert values == hidden.shown.get(int(path[-1])), (where, path)
-            continue
-        if path[-1] == "shown":  # dice an action put face up: public from then on
-            continue
-        # Anything else may not hold another seat's cup (as a whole, reordered, or among
-        # other values) nor the box.
-        for seat, cup in hidden.cups.items():
-            if seat != viewer and len(cup) >= 2:
-                assert not _contains(values, cup), (where, path, seat)
-        if hidden.box is not None:
-            assert not _contains(values, hidden.box), (where, path)
 
 
 def _your_dice(body) -> list | None:
@@ -149,7 +59,7 @@ def test_no_response_leaks_hidden_dice_or_salts(ruleset, options):
         match = Match.objects.get(pk=match_id)
         if match.status != "active":
             break
-        hidden = _hidden(match)
+        hidden = hidden_now(match)
         seen_seq = max(0, match.event_seq - 30)
         clients[0].post(
             f"{MATCHES}{match_id}/messages/", {"text": "I hold five sixes"}, format="json"
@@ -157,11 +67,11 @@ def test_no_response_leaks_hidden_dice_or_salts(ruleset, options):
         for viewer, client in [*enumerate(clients), (None, spectator)]:
             for response in _responses(client, match_id, seen_seq):
                 if response.request["REQUEST_METHOD"] == "POST" and response.status_code < 400:
-                    hidden = _hidden(Match.objects.get(pk=match_id))  # an accept: it played
+                    hidden = hidden_now(Match.objects.get(pk=match_id))  # an accept: it played
                 text = response.content.decode()
                 for salt in hidden.salts:
                     assert salt not in text, "a commitment salt leaked before the reveal"
-                _check_response(json.loads(text), hidden, viewer, response.request)
+                assert_nothing_hidden(json.loads(text), hidden, viewer, response.request)
                 checked += 1
         views = [c.get(f"{MATCHES}{match_id}/").json() for c in clients]
         # Each player sees their own cup (common pool) or the box while holding it.
@@ -360,7 +270,7 @@ def test_no_stream_leaks_hidden_dice_or_salts(live_asgi, ruleset, options):
     checked = 0
     for _ in range(60):
         match = Match.objects.get(pk=match_id)
-        hidden = _hidden(match)
+        hidden = hidden_now(match)
         for i, (stream, account) in enumerate(zip(match_streams, account_streams, strict=True)):
             viewer = i if i < len(players) else None
             last = match.event_seq
@@ -373,7 +283,7 @@ def test_no_stream_leaks_hidden_dice_or_salts(live_asgi, ruleset, options):
                 text = json.dumps(event.data)
                 for salt in hidden.salts if match.status == "active" else ():
                     assert salt not in text, "a commitment salt leaked before the reveal"
-                _check_response(event.data, hidden, viewer, ("stream", event.type))
+                assert_nothing_hidden(event.data, hidden, viewer, ("stream", event.type))
                 checked += 1
         if match.status != "active":
             break

@@ -4,8 +4,10 @@ import { api, ApiError, session } from "./api.js";
 import { field, h, replace, select } from "./dom.js";
 import { followAccount } from "./live.js";
 import { challengeCard, matchmakingEvent, quickPlayCard, refreshMatchmaking } from "./matchmaking.js";
+import { markTurns, noticeSettings } from "./notices.js";
 import { loadRulesets, optionControls, rulesetSelect, turnAndStakes } from "./rules-form.js";
 import { renderMatch, renderReplay } from "./table.js";
+import { watchCard } from "./watch.js";
 
 const view = document.getElementById("view");
 const nav = document.getElementById("nav");
@@ -84,6 +86,7 @@ export async function refreshMe() {
 }
 
 function renderNav() {
+  markTurns(app.me ? [...app.yourTurn].filter(([, mine]) => mine).map(([id]) => id) : []);
   if (!app.me) return replace(nav);
   const waiting = [...app.yourTurn.values()].filter(Boolean).length;
   replace(
@@ -218,7 +221,7 @@ function renderMyMatches() {
 
 async function renderLobby() {
   const openBox = h("div", { id: "open-matches" }, h("p", {}, "Loading…"));
-  const [quickPlay, challenges, create] = await Promise.all([quickPlayCard(), challengeCard(), createForm()]);
+  const [quickPlay, challenges, create, watch] = await Promise.all([quickPlayCard(), challengeCard(), createForm(), watchCard()]);
   quickPlay.classList.add("quick-play");
   replace(
     view,
@@ -226,9 +229,10 @@ async function renderLobby() {
     h("div", { class: "columns lobby" },
       h("div", { class: "lobby-side" },
         quickPlay,
-        h("section", { class: "card" }, h("h2", {}, "My matches"), h("div", { id: "my-matches" }, h("p", {}, "Loading…"))),
+        h("section", { class: "card" }, h("h2", {}, "My matches"), h("div", { id: "my-matches" }, h("p", {}, "Loading…")), noticeSettings()),
         challenges,
         h("section", { class: "card" }, h("h2", {}, "Open matches"), openBox),
+        watch,
       ),
       h("section", { class: "card create-card" }, h("h2", {}, "Create a match: play bots or people"), create),
     ),

@@ -6,6 +6,7 @@
 import { api } from "./api.js";
 import { app, errorText, flash, go } from "./app.js";
 import { field, h, replace } from "./dom.js";
+import { playerSuggestions } from "./player-search.js";
 import { TURN_TIMES, loadRulesets, optionControls, rulesetName, rulesetSelect, turnAndStakes } from "./rules-form.js";
 
 // The pending challenges and the waiting seek, as last read.
@@ -183,7 +184,8 @@ export async function challengeCard() {
     h("div", { id: "challenge-lists" }, h("p", {}, "Loading…")),
     h("form", { class: "challenge", onsubmit, "aria-label": "Challenge a player" },
       h("h3", {}, "Challenge a player"),
-      field("Player", usernames, "Their username; several separated by commas (up to 7)."),
+      field("Player", usernames, "Type the start of a name to find them; several separated by commas (up to 7)."),
+      playerSuggestions(usernames),
       field("Rules", ruleset),
       h("details", {}, h("summary", {}, "Rule options"), options.box),
       h("div", { class: "row settings" }, settings.turn, settings.buyIn, settings.ante),

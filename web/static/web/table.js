@@ -7,7 +7,9 @@ import { app, errorText, flash, go, onLeave, refreshMe, setYourTurn, STRATEGIES 
 import { field, h, replace, select } from "./dom.js";
 import { abortText, actionText, bidText, clock, diceRow, die, faceName, handText, verb } from "./format.js";
 import { followMatch } from "./live.js";
+import { announceTable, LOW_TIME_SECONDS, lowTimeWarning, noticeSettings } from "./notices.js";
 import { roundDetails, roundsOnTable } from "./rounds.js";
+import { spectatorNote } from "./watch.js";
 
 const RANKS = ["9", "10", "J", "Q", "K", "A"];
 const CHAT_POLL_MS = 5000;
@@ -28,7 +30,8 @@ export async function renderMatch(root, matchId) {
     rounds: roundsOnTable(),
     chat: chatPanel(matchId),
   };
-  replace(root, parts.head, parts.body, parts.chat.el);
+  const seated = table.match.your_seat !== null && table.match.your_seat !== undefined;
+  replace(root, parts.head, parts.body, parts.chat.el, seated ? noticeSettings() : null);
 
   // Answers can arrive out of order (a refresh sent before a move may come back after
   // the move's own answer): an older version of the match never replaces a newer one.
@@ -92,7 +95,11 @@ export async function renderMatch(root, matchId) {
       h("h1", {}, `Match #${m.id} · ${m.ruleset.replaceAll("_", " ")}`),
       h("p", { class: "muted" }, `${m.status} · ${m.turn_seconds} s per turn`,
         m.buy_in ? ` · buy-in ${m.buy_in}, ante ${m.ante}` : " · no chips", " · ", parts.live,
-        m.status === "finished" ? h("a", { href: `#/match/${m.id}/replay`, class: "button small" }, "Replay") : null));
+        m.status === "finished" ? h("a", { href: `#/match/${m.id}/replay`, class: "button small" }, "Replay") : null),
+      spectatorNote(parts.chat.el, m));
+    const name = namer(m);
+    const last = m.round?.actions.at(-1);
+    announceTable(m, name, last && actionText(last, name));
     if (m.status === "open") {
       table.controlsVersion = null;
       return replace(parts.body, openTable(m, lobbyAct));
@@ -112,8 +119,9 @@ export async function renderMatch(root, matchId) {
     const clockEl = indicator.querySelector(".clock");
     if (clockEl && left !== null) {
       clockEl.textContent = clock(left);
-      clockEl.classList.toggle("urgent", left < 15);
+      clockEl.classList.toggle("urgent", left < LOW_TIME_SECONDS);
     }
+    lowTimeWarning(indicator, m, left);
   }
 
   const follower = followMatch(

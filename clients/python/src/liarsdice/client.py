@@ -23,7 +23,16 @@ from typing import Any
 import httpx
 
 from liarsdice.errors import ApiError, error_for
-from liarsdice.models import AccountEvent, Event, EventPage, Match, Payout, Tournament, decode
+from liarsdice.models import (
+    AccountEvent,
+    Event,
+    EventPage,
+    Match,
+    Payout,
+    PlayerRef,
+    Tournament,
+    decode,
+)
 from liarsdice.streams import Stream
 
 API = "/api/v1"
@@ -268,6 +277,13 @@ class Client:
         """The wallet's ledger entries, newest first."""
         return self.get("/me/transactions/", **params)
 
+    @operation("GET", "/players/")
+    def search_players(self, search: str, *, limit: int | None = None) -> list[PlayerRef]:
+        """Active players whose username starts with `search` (any case), an exact match
+        first; at most `limit` (10 unless given, up to 20)."""
+        found = self.get("/players/", search=search, limit=limit)
+        return [decode(PlayerRef, p) for p in found]
+
     @operation("GET", "/players/{username}/")
     def player(self, username: str) -> dict[str, Any]:
         return self.get(f"/players/{username}/")
@@ -328,7 +344,8 @@ class Client:
 
     @operation("GET", "/matches/")
     def matches(self, **params: Any) -> Page:
-        """The lobby: `status`, `mine`, `cursor`, `page_size`."""
+        """The lobby: `status`, `mine`, `ruleset`, `players` (seats), `buy_in_min`,
+        `buy_in_max`, `cursor`, `page_size`."""
         return self.get("/matches/", **params)
 
     @operation("POST", "/matches/")
