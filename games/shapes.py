@@ -18,7 +18,7 @@ played matches against the generated schema (no undocumented field allowed). Uni
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
-from accounts.serializers import PlayerRef
+from accounts.serializers import PlayerRef, ShownRatingOutput
 from core.schema import ConstField, NullField
 from games.engine.common_pool.rules import CHOICES
 from games.engine.limits import (
@@ -539,6 +539,21 @@ class RematchOffer(serializers.Serializer):
     expires_at = serializers.DateTimeField()
 
 
+class SeatResult(serializers.Serializer):
+    seat = serializers.IntegerField()
+    place = serializers.IntegerField(help_text="1 = won; equal places tie.")
+    chips = serializers.IntegerField(
+        help_text="Chips won (+) or lost (-) at the table, net of the buy-in (the ledger's "
+        "cash-out less buy-in); 0 at no stake."
+    )
+    rating_before = ShownRatingOutput(
+        allow_null=True, help_text="The rating in this preset before; null when unrated."
+    )
+    rating_after = ShownRatingOutput(
+        allow_null=True, help_text="The rating in this preset after; null when unrated."
+    )
+
+
 class MatchBase(serializers.Serializer):
     id = serializers.IntegerField()
     status = serializers.ChoiceField(choices=["open", "active", "finished", "aborted"])
@@ -568,6 +583,12 @@ class MatchBase(serializers.Serializer):
     )
     rematch_id = serializers.IntegerField(
         allow_null=True, help_text="The rematch, once everyone accepted: move on to it."
+    )
+    results = SeatResult(
+        many=True,
+        allow_null=True,
+        help_text="A finished match's result, seat by seat; null until it finishes (and "
+        "for an aborted match).",
     )
 
 
@@ -720,3 +741,6 @@ class MessageOutput(serializers.Serializer):
 
 class LeaderboardEntryOutput(PlayerRef):
     score = serializers.FloatField(help_text="Wallet chips, or the rating mu - 3 sigma.")
+    rating_shown = ShownRatingOutput(
+        allow_null=True, help_text="by=rating: the rating as players see it; else null."
+    )
