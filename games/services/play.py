@@ -379,7 +379,7 @@ def _finish(
 
 
 def counts_for_ratings(match: Match, seats: list[Seat], logged: MatchAction | None) -> bool:
-    """Only a match that was played changes ratings (RULES.md, "Rated matches"): it is
+    """Only a match that was played changes ratings (docs/API.md, "Matches"): it is
     rated, a round of it ended with a result, and every seat made a move of its own (a
     turn the timeout policy played counts; resigning, a forfeit, does not). So matches
     made and resigned at once, or after one seat's bid, only to farm ratings do not
