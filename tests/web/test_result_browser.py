@@ -44,6 +44,35 @@ def _set_stakes(driver, buy_in: int, ante: int) -> None:
         box.send_keys(str(amount))
 
 
+def _click(driver, selector: str) -> None:
+    """Clicks what `selector` finds, again should a live refresh re-draw it first."""
+    wait(
+        driver,
+        lambda d: (found := d.find_elements("css selector", selector)) and not found[0].click(),
+        message=selector,
+    )
+
+
+def _result_view(driver) -> dict:
+    """What the result screen says, read at once (a live refresh may re-draw it)."""
+    return wait(
+        driver,
+        lambda d: d.execute_script(
+            "const s = document.querySelector('[data-testid=result-screen]');"
+            "if (!s) return null;"
+            "const text = (q) => s.querySelector(q)?.textContent ?? null;"
+            "return {headline: text('h2'), chips: text('[data-testid=result-chips]'),"
+            " rating: text('[data-testid=result-rating]'),"
+            " places: [...s.querySelectorAll('table.results tbody tr')]"
+            ".map((r) => r.cells[0].textContent),"
+            " rounds: s.querySelectorAll('[data-testid=round-link]').length,"
+            " rematch: !!s.querySelector('[data-testid=rematch]'),"
+            " new_match: !!s.querySelector('[data-testid=new-match]')};"
+        ),
+        message="the result screen",
+    )
+
+
 def _result(driver):
     return wait(driver, lambda d: present(d, "result-screen"), message="the result screen")
 
@@ -59,23 +88,21 @@ def test_the_result_after_a_match_against_a_bot(live_asgi, bot_worker, open_brow
     match = Match.objects.get(pk=match_id)
     assert match.status == Match.Status.FINISHED
 
-    screen = _result(driver)
+    shown = _result_view(driver)
     won = wallet_balance(user=ada) - before
     mine = match.seats.get(player=ada)
-    headline = screen.find_element("css selector", "h2").text
-    assert headline == ("You won!" if mine.seat in match.winner_seats else "You finished 2nd of 2.")
-    chips = present(driver, "result-chips").text
+    headline = "You won!" if mine.seat in match.winner_seats else "You finished 2nd of 2."
+    assert shown["headline"] == headline
     assert won != 0 and match.buy_in == BUY_IN and match.ante == 3
-    assert (f"+{won} chips" if won > 0 else f"\N{MINUS SIGN}{-won} chips") in chips, chips
+    chips = f"+{won} chips" if won > 0 else f"\N{MINUS SIGN}{-won} chips"
+    assert chips in shown["chips"], shown
     # Played through (the bot and the player both moved each round): rated, from 1500.
-    rating = present(driver, "result-rating").text
-    assert re.search(r"1[0-9]{3}\? ±1[0-9]{2} \([+\N{MINUS SIGN}][0-9]+\)", rating), rating
+    rating = r"1[0-9]{3}\? ±1[0-9]{2} \([+\N{MINUS SIGN}][0-9]+\)"
+    assert re.search(rating, shown["rating"]), shown
     assert mine.rating_change is not None
-    rows = screen.find_elements("css selector", "table.results tbody tr")
-    assert [r.find_element("css selector", "td").text for r in rows] == ["1st", "2nd"]
-    links = screen.find_elements("css selector", by_testid("round-link"))
-    assert len(links) == match.round_records.count() >= 2
-    assert present(driver, "rematch") and present(driver, "new-match")
+    assert shown["places"] == ["1st", "2nd"]
+    assert shown["rounds"] == match.round_records.count() >= 2
+    assert shown["rematch"] and shown["new_match"]
     save_screenshot(driver, "result-bot")
     assert_fits_the_width(driver)
     emulate(driver, PHONE)
@@ -85,7 +112,7 @@ def test_the_result_after_a_match_against_a_bot(live_asgi, bot_worker, open_brow
     emulate(driver, DESKTOP)
 
     # Every round one click away: the second opens the replay at round 2.
-    _result(driver).find_elements("css selector", by_testid("round-link"))[1].click()
+    _click(driver, f'a[href="#/match/{match_id}/replay/2"]')
     wait(
         driver,
         lambda d: (
@@ -97,7 +124,7 @@ def test_the_result_after_a_match_against_a_bot(live_asgi, bot_worker, open_brow
     driver.back()
 
     # A rematch with a bot starts at once (bots accept): the page moves on to it.
-    wait(driver, lambda d: present(d, "rematch"), message="the rematch button").click()
+    _click(driver, by_testid("rematch"))
     wait(
         driver,
         lambda d: d.current_url.endswith(f"#/match/{Match.objects.get(pk=match_id).rematch_id}"),
@@ -123,13 +150,16 @@ def test_a_rematch_between_two_people_takes_both_to_the_new_match(live_asgi, ope
         _result(page)
     save_screenshot(bob_page, "result-people")
 
-    present(ann_page, "rematch").click()
+    _click(ann_page, by_testid("rematch"))
     wait(ann_page, lambda d: present(d, "rematch-offer"), message="ann's offer standing")
-    offer = wait(bob_page, lambda d: present(d, "rematch-offer"), message="the offer on bob's page")
-    assert "ann-rematch wants a rematch." in offer.text
+    wait(
+        bob_page,
+        lambda d: (o := present(d, "rematch-offer")) and "ann-rematch wants a rematch." in o.text,
+        message="the offer on bob's page",
+    )
     save_screenshot(bob_page, "rematch-offer")
     save_screenshot(ann_page, "rematch-offer")
-    present(bob_page, "rematch-accept").click()
+    _click(bob_page, by_testid("rematch-accept"))
 
     rematch = wait(
         ann_page, lambda d: Match.objects.get(pk=old.pk).rematch_id, message="the rematch"
