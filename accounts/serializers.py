@@ -5,6 +5,7 @@ from drf_spectacular.utils import (
 from rest_framework import serializers
 
 from accounts.models import User
+from accounts.rating_scale import shown_rating
 from accounts.scopes import SCOPES
 from core.fields import (
     StrictBooleanField,
@@ -106,21 +107,44 @@ class PlayerSearchQuery(serializers.Serializer):
     )
 
 
+class ShownRatingOutput(serializers.Serializer):
+    """A rating on the 1500-based scale players see (docs/API.md, "Ratings shown to
+    players"): 1500 + 20 (mu - 25), with 20 sigma as its deviation."""
+
+    value = serializers.IntegerField(help_text="1500 + 20 (mu - 25); a newcomer is 1500.")
+    deviation = serializers.IntegerField(help_text="20 sigma: 167 for a newcomer.")
+    provisional = serializers.BooleanField(
+        help_text="sigma above 6 (about the first ten rated matches): shown as 1500?."
+    )
+
+
 class RulesetRatingOutput(serializers.Serializer):
     rating = serializers.FloatField(help_text="The conservative estimate, mu - 3 sigma.")
     mu = serializers.FloatField()
     sigma = serializers.FloatField()
     games = serializers.IntegerField(help_text="Rated matches in this preset.")
+    shown = serializers.SerializerMethodField(help_text="mu and sigma as players see them.")
+
+    @extend_schema_field(ShownRatingOutput)
+    def get_shown(self, rating) -> dict:
+        return shown_rating(rating.mu, rating.sigma)
 
 
 class PlayerProfileOutput(PlayerRef):
     rating = serializers.FloatField(help_text="Over every preset.")
+    rating_shown = serializers.SerializerMethodField(
+        help_text="The rating over every preset as players see it."
+    )
     games_played = serializers.IntegerField()
     games_won = serializers.IntegerField()
     date_joined = serializers.DateTimeField()
     ratings = serializers.SerializerMethodField(
         help_text="By preset, for the presets this player has finished a match in."
     )
+
+    @extend_schema_field(ShownRatingOutput)
+    def get_rating_shown(self, user: User) -> dict:
+        return shown_rating(user.rating_mu, user.rating_sigma)
 
     @extend_schema_field(serializers.DictField(child=RulesetRatingOutput()))
     def get_ratings(self, user: User) -> dict:
@@ -130,6 +154,7 @@ class PlayerProfileOutput(PlayerRef):
 class MeOutput(PlayerRef):
     chips = serializers.IntegerField(help_text="Wallet balance in the chip ledger.")
     rating = serializers.FloatField()
+    rating_shown = ShownRatingOutput(help_text="The rating as players see it.")
     games_played = serializers.IntegerField()
     games_won = serializers.IntegerField()
 
@@ -148,6 +173,7 @@ def me_payload(user: User, *, chips: int) -> dict:
         "is_bot": user.is_bot,
         "chips": chips,
         "rating": user.rating,
+        "rating_shown": shown_rating(user.rating_mu, user.rating_sigma),
         "games_played": user.games_played,
         "games_won": user.games_won,
     }

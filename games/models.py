@@ -106,6 +106,9 @@ class Seat(models.Model):
     )
     consecutive_timeouts = models.PositiveSmallIntegerField(default=0)
     joined_at = models.DateTimeField(default=timezone.now)
+    # A rated match's effect on the player's rating in its preset, written when it
+    # finishes: {"before": {"mu", "sigma"}, "after": {"mu", "sigma"}}; null when unrated.
+    rating_change = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["match", "seat"]

@@ -15,10 +15,12 @@ def _rate(current: list[tuple[float, float]], ranks: list[int]) -> list[tuple[fl
 
 def apply_match_result(
     *, players_by_place: list[tuple[User, int]], winners: set[int], ruleset: str
-) -> None:
+) -> dict[int, dict[str, dict[str, float]]]:
     """Updates the overall rating, games played and won, and the rating in `ruleset`.
     `players_by_place` pairs each player with their place (1 = best; equal places tie).
-    User rows are locked by the caller, which also serializes their `Rating` rows."""
+    User rows are locked by the caller, which also serializes their `Rating` rows.
+    Returns each player's rating in `ruleset` before and after, by user id:
+    `{"before": {"mu", "sigma"}, "after": {"mu", "sigma"}}`."""
     ranks = [place for _, place in players_by_place]
     overall = _rate([(u.rating_mu, u.rating_sigma) for u, _ in players_by_place], ranks)
     for (user, _), (mu, sigma) in zip(players_by_place, overall, strict=True):
@@ -33,7 +35,12 @@ def apply_match_result(
         r.user_id: r for r in Rating.objects.filter(ruleset=ruleset, user__in=[u.pk for u in users])
     }
     rows = [existing.get(u.pk) or Rating(user=u, ruleset=ruleset) for u in users]
+    changes = {}
     for row, (mu, sigma) in zip(rows, _rate([(r.mu, r.sigma) for r in rows], ranks), strict=True):
+        changes[row.user_id] = {
+            "before": {"mu": row.mu, "sigma": row.sigma},
+            "after": {"mu": mu, "sigma": sigma},
+        }
         row.mu, row.sigma, row.games = mu, sigma, row.games + 1
     Rating.objects.bulk_create(
         rows,
@@ -41,3 +48,4 @@ def apply_match_result(
         unique_fields=["user", "ruleset"],
         update_fields=["mu", "sigma", "games"],
     )
+    return changes

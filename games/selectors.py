@@ -9,9 +9,10 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from accounts.models import User
+from accounts.rating_scale import shown_rating
 from core.payloads import render, timestamp
 from core.prebuilt import PrebuiltSelect, select_together
-from games import engine
+from games import engine, stakes
 from games.errors import MatchNotFound
 from games.models import ChatMessage, Match, MatchEvent, RoundRecord, Seat
 from games.shapes import MATCH, ROUNDS, MatchSummaryOutput
@@ -163,7 +164,30 @@ def match_view(
         abort_proposal=_abort_proposal_view(match, state),
         rematch_offer=_rematch_offer_view(match),
         aborted=_abort_outcome(match),
+        results=_results(match, seats, state),
     )
+
+
+def _results(match: Match, seats: list[Seat], state: "engine.State | None") -> list[dict] | None:
+    """Each seat's place, chips won or lost and rating change, once the match finished."""
+    if match.status != Match.Status.FINISHED or state is None:
+        return None
+    places = engine.placements(state)
+    chips = stakes.chips_won_by_seat(match)
+    results = []
+    for s in seats:
+        change = s.rating_change or {}
+        before, after = change.get("before"), change.get("after")
+        results.append(
+            {
+                "seat": s.seat,
+                "place": places[str(s.seat)],
+                "chips": chips.get(s.seat, 0),
+                "rating_before": before and shown_rating(before["mu"], before["sigma"]),
+                "rating_after": after and shown_rating(after["mu"], after["sigma"]),
+            }
+        )
+    return results
 
 
 def abort_proposal_standing(match: Match, state: "engine.State | None") -> dict | None:
@@ -253,10 +277,13 @@ def leaderboard(*, by: str, ruleset: str | None = None) -> QuerySet[User]:
     overall or, with `ruleset`, in that preset (players rated in it only)."""
     players = User.objects.filter(is_active=True, is_staff=False)
     if by == "rating" and ruleset:
-        players = players.filter(ratings__ruleset=ruleset)
-        score = F("ratings__mu") - 3 * F("ratings__sigma")
+        players = players.filter(ratings__ruleset=ruleset).annotate(
+            mu=F("ratings__mu"), sigma=F("ratings__sigma")
+        )
+        score = F("mu") - 3 * F("sigma")
     elif by == "rating":
-        score = F("rating_mu") - 3 * F("rating_sigma")
+        players = players.annotate(mu=F("rating_mu"), sigma=F("rating_sigma"))
+        score = F("mu") - 3 * F("sigma")
     else:
         # Never null (the rank cursor pages by score): an account without a wallet has 0.
         wallet = Account.objects.filter(kind=AccountKind.WALLET, user_id=OuterRef("pk"))

@@ -20,7 +20,7 @@ from typing import Any
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
-from accounts.serializers import PlayerRef
+from accounts.serializers import PlayerRef, ShownRatingOutput
 from core.schema import ConstField, NullField
 from games.engine.common_pool.rules import CHOICES
 from games.engine.limits import (
@@ -553,6 +553,21 @@ class AbortOutcome(serializers.Serializer):
     refunds = seat_map(serializers.IntegerField(), f"{REFUNDS_HELP} Empty without chips.")
 
 
+class SeatResult(serializers.Serializer):
+    seat = serializers.IntegerField()
+    place = serializers.IntegerField(help_text="1 = won; equal places tie.")
+    chips = serializers.IntegerField(
+        help_text="Chips won (+) or lost (-) at the table, net of the buy-in (the ledger's "
+        "cash-out less buy-in); 0 at no stake."
+    )
+    rating_before = ShownRatingOutput(
+        allow_null=True, help_text="The rating in this preset before; null when unrated."
+    )
+    rating_after = ShownRatingOutput(
+        allow_null=True, help_text="The rating in this preset after; null when unrated."
+    )
+
+
 class MatchBase(serializers.Serializer):
     id = serializers.IntegerField()
     status = serializers.ChoiceField(choices=["open", "active", "finished", "aborted"])
@@ -585,6 +600,12 @@ class MatchBase(serializers.Serializer):
     )
     aborted = AbortOutcome(
         allow_null=True, help_text="Why an aborted match ended, and its refunds."
+    )
+    results = SeatResult(
+        many=True,
+        allow_null=True,
+        help_text="A finished match's result, seat by seat; null until it finishes (and "
+        "for an aborted match).",
     )
 
 
@@ -737,3 +758,6 @@ class MessageOutput(serializers.Serializer):
 
 class LeaderboardEntryOutput(PlayerRef):
     score = serializers.FloatField(help_text="Wallet chips, or the rating mu - 3 sigma.")
+    rating_shown = ShownRatingOutput(
+        allow_null=True, help_text="by=rating: the rating as players see it; else null."
+    )

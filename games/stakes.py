@@ -37,7 +37,7 @@ from accounts.models import User
 from games.models import Match, Seat
 from ledger import services as ledger
 from ledger.errors import IdempotencyKeyReused, InvalidTransfer
-from ledger.models import POT_KINDS, Account, AccountKind, Transfer, TransferKind
+from ledger.models import POT_KINDS, SCOPED_KINDS, Account, AccountKind, Transfer, TransferKind
 from ledger.selectors import (
     AuditCheck,
     accounts_in_scope,
@@ -145,6 +145,20 @@ def match_transfers(match: Match) -> list[Transfer]:
         if t.credit.kind == AccountKind.STACK and t.credit_seat is not None:
             t.credit.label = seat_label(t.credit_seat)
     return transfers
+
+
+def chips_won_by_seat(match: Match) -> dict[int, int]:
+    """What each seat took from the table less what it brought to it (cash-out and
+    refunds versus buy-in), by seat number: chips won (+) or lost (-), 0 at no stake."""
+    won: dict[int, int] = {}
+    if not match.buy_in:
+        return won
+    for t in match_transfers(match):
+        if t.credit.kind == AccountKind.STACK and t.debit.kind not in SCOPED_KINDS:
+            won[t.credit_seat] = won.get(t.credit_seat, 0) - t.amount
+        elif t.debit.kind == AccountKind.STACK and t.credit.kind not in SCOPED_KINDS:
+            won[t.debit_seat] = won.get(t.debit_seat, 0) + t.amount
+    return won
 
 
 def transfers_of_matches(match_ids: Iterable[int]) -> QuerySet[Transfer]:

@@ -7,6 +7,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import TokenHasScope
+from accounts.rating_scale import shown_rating
 from core.pagination import RankCursorPagination, cursor_page
 from core.query import parse_query
 from games import selectors
@@ -35,9 +36,16 @@ class LeaderboardApi(APIView):
             request,
             view=self,
         )
+        by_rating = query["by"] == "rating"
         return paginator.get_paginated_response(
             [
-                {"id": u.pk, "username": u.username, "is_bot": u.is_bot, "score": u.score}
+                {
+                    "id": u.pk,
+                    "username": u.username,
+                    "is_bot": u.is_bot,
+                    "score": u.score,
+                    "rating_shown": shown_rating(u.mu, u.sigma) if by_rating else None,
+                }
                 for u in page
             ]
         )

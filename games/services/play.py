@@ -164,6 +164,8 @@ class _Absorbing:
     state: "engine.State"
     secret: dict[str, Any]
     public: list[dict] = field(default_factory=list)
+    # The action being absorbed, written to the log with the rest of the change.
+    logged: MatchAction | None = None
 
     def __post_init__(self) -> None:
         self.by_number = {s.seat: s for s in self.seats}
@@ -211,7 +213,7 @@ def _on_player_out(ctx: _Absorbing, event: dict) -> None:
 
 def _on_match_finished(ctx: _Absorbing, event: dict) -> None:
     ctx.public.append(event)
-    _finish(ctx.match, ctx.seats, ctx.state, event)
+    _finish(ctx.match, ctx.seats, ctx.state, event, ctx.logged)
 
 
 def _publish(ctx: _Absorbing, event: dict) -> None:
@@ -251,7 +253,7 @@ def apply_engine_events(
     deadline, the public events and fresh dice commitments, and queues the follow-up.
     Those writes, with the action log's entry `logged` and the account events, go to
     PostgreSQL together (`Writes`): a move's last round trip before the commit."""
-    ctx = _Absorbing(match, seats, state, match.secrets or {}, list(preface or []))
+    ctx = _Absorbing(match, seats, state, match.secrets or {}, list(preface or []), logged)
     for event in events:
         _HANDLERS.get(event["type"], _publish)(ctx, event)
 
@@ -350,35 +352,44 @@ def _commitments(state: "engine.State", salts: dict[str, str]) -> dict[str, str]
     }
 
 
-def _finish(match: Match, seats: list[Seat], state: "engine.State", event: dict) -> None:
+def _finish(
+    match: Match, seats: list[Seat], state: "engine.State", event: dict, logged: MatchAction | None
+) -> None:
     """The end of the match: the game pot and the stacks settled, then the ratings (the
     players' rows locked after the ledger's accounts, as `locks` orders) unless the
-    result does not count (`_counts_for_ratings`)."""
+    result does not count (`counts_for_ratings`); each seat keeps its rating change."""
     match.status = Match.Status.FINISHED
     match.finished_at = timezone.now()
     match.winner_seats = list(event["winner_seats"])
     loser = engine.loser(state)
     stakes.settle_match(match=match, seats=seats, winner_seats=match.winner_seats, loser_seat=loser)
-    if not _counts_for_ratings(match):
+    if not counts_for_ratings(match, seats, logged):
         return
     places = {int(s): p for s, p in engine.placements(state).items()}
     players = users_lock(s.player_id for s in seats)
     winners = {by.player_id for by in seats if by.seat in match.winner_seats}
-    apply_match_result(
+    changes = apply_match_result(
         players_by_place=[(players[s.player_id], places[s.seat]) for s in seats],
         winners=winners,
         ruleset=match.ruleset,
     )
+    for seat in seats:
+        seat.rating_change = changes[seat.player_id]
+    Seat.objects.bulk_update(seats, ["rating_change"])
 
 
-def _counts_for_ratings(match: Match) -> bool:
-    """A casual match changes no rating, nor does one nobody played a move in (every
-    seat resigned or forfeited before any action: matches made and resigned at once
-    only to farm ratings, issue 25). The finishing move itself is never a table's first
-    (a round ends on a challenge of a logged bid), so the log already holds one."""
-    return (
-        match.rated
-        and MatchAction.objects.filter(match=match)
-        .exclude(action__type=engine.FORFEIT_LOG_ENTRY)
-        .exists()
-    )
+def counts_for_ratings(match: Match, seats: list[Seat], logged: MatchAction | None) -> bool:
+    """Only a match that was played changes ratings (docs/API.md, "Matches"): it is
+    rated, a round of it ended with a result, and every seat made a move of its own (a
+    turn the timeout policy played counts; resigning, a forfeit, does not). So matches
+    made and resigned at once, or after one seat's bid, only to farm ratings do not
+    count (issue 25). `logged` is the finishing move, not yet written to the log."""
+    if not match.rated:
+        return False
+    if not RoundRecord.objects.filter(match=match, record__result__isnull=False).exists():
+        return False
+    log = list(MatchAction.objects.filter(match=match).values_list("action", flat=True))
+    if logged is not None:
+        log.append(logged.action)
+    moved = {entry["seat"] for entry in log if entry["type"] != engine.FORFEIT_LOG_ENTRY}
+    return all(seat.seat in moved for seat in seats)

@@ -25,6 +25,8 @@ COMPONENTS = {
     models.Pots: ["Pots"],
     models.AbortProposal: ["AbortProposal"],
     models.RematchOffer: ["RematchOffer"],
+    models.ShownRating: ["ShownRatingOutput"],
+    models.SeatResult: ["SeatResult"],
     models.EventPage: ["EventsOutput"],
     models.YourTurn: ["YourTurnAccountEvent"],
     models.ChallengeReceived: ["ChallengeReceivedAccountEvent"],

@@ -58,3 +58,28 @@ def play_to_the_end(match_id: int, players, rng: random.Random, max_actions: int
         response = clients[actor].post(f"{MATCHES}{match_id}/actions/", action, format="json")
         assert response.status_code == 201, (action, response.content)
     raise AssertionError("the match did not end")
+
+
+def play_a_round(match_id: int, players, rng: random.Random, max_actions: int = 200) -> dict:
+    """Plays until a round has ended and every seat has made a move of its own, what a
+    match needs to be rated: each seat raises until it has moved, then challenges."""
+    clients = [c for _, c in players]
+    moved: set[int] = set()
+    for _ in range(max_actions):
+        views = [c.get(f"{MATCHES}{match_id}/").json() for c in clients]
+        if views[0]["status"] != "active" or (
+            views[0]["last_round"] and len(moved) == len(clients)
+        ):
+            return views[0]
+        actor = next(i for i, v in enumerate(views) if v["legal_actions"])
+        legal = views[actor]["legal_actions"]
+        ending = {"challenge", "exact"}
+        challenge = [e for e in legal if e["type"] == "challenge"]
+        if actor in moved and challenge:
+            action = action_from_legal(challenge, rng)
+        else:
+            action = action_from_legal([e for e in legal if e["type"] not in ending] or legal, rng)
+        response = clients[actor].post(f"{MATCHES}{match_id}/actions/", action, format="json")
+        assert response.status_code == 201, (action, response.content)
+        moved.add(actor)
+    raise AssertionError("no round ended")

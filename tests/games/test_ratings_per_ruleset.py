@@ -10,7 +10,7 @@ from django.db.migrations.executor import MigrationExecutor
 
 from accounts.models import Rating, User
 from tests.factories import ActiveMatchFactory, UserFactory
-from tests.games.helpers import MATCHES, action_from_legal, seated_players
+from tests.games.helpers import MATCHES, play_a_round, seated_players
 from tests.problems import assert_problem
 
 pytestmark = pytest.mark.django_db
@@ -20,35 +20,22 @@ def _resign(client, match_id) -> None:
     assert client.post(f"{MATCHES}{match_id}/resign/", {}, format="json").status_code == 200
 
 
-def _one_move(players, match_id) -> None:
-    """The player whose turn it is bids: a match nobody played a move in is not rated."""
-    for _, client in players:
-        legal = client.get(f"{MATCHES}{match_id}/").json()["legal_actions"]
-        bid = next((e for e in legal if e["type"] == "bid"), None)
-        if bid is not None:
-            action = action_from_legal([bid], random.Random(0))
-            response = client.post(f"{MATCHES}{match_id}/actions/", action, format="json")
-            assert response.status_code == 201, response.content
-            return
-    raise AssertionError("nobody could bid")
-
-
 def test_each_preset_keeps_its_own_rating(api_client):
     players = seated_players(3)
     (alice, a), (bob, b), (carol, _) = players
     classic = ActiveMatchFactory(players=[user for user, _ in players], ruleset="classic").pk
-    _one_move(players, classic)
+    play_a_round(classic, players, random.Random(0))
     _resign(a, classic)
     _resign(b, classic)  # carol wins, then bob, alice last
     poker = ActiveMatchFactory(players=[user for user, _ in players[:2]], ruleset="poker_dice").pk
-    _one_move(players[:2], poker)
+    play_a_round(poker, players[:2], random.Random(0))
     _resign(b, poker)  # alice wins
 
     profile = api_client.get(f"/api/v1/players/{alice.username}/").json()
     assert set(profile["ratings"]) == {"classic", "poker_dice"}
     assert profile["ratings"]["classic"]["games"] == 1
     assert profile["ratings"]["poker_dice"]["rating"] > profile["ratings"]["classic"]["rating"]
-    assert set(profile["ratings"]["classic"]) == {"rating", "mu", "sigma", "games"}
+    assert set(profile["ratings"]["classic"]) == {"rating", "mu", "sigma", "games", "shown"}
     assert profile["games_played"] == 2  # the overall count goes on
 
     by_classic = api_client.get("/api/v1/leaderboard/?by=rating&ruleset=classic").json()

@@ -6,6 +6,7 @@ import { followAccount } from "./live.js";
 import { challengeCard, matchmakingEvent, quickPlayCard, refreshMatchmaking } from "./matchmaking.js";
 import { markTurns, noticeSettings } from "./notices.js";
 import { loadRulesets, optionControls, rulesetSelect, turnAndStakes } from "./rules-form.js";
+import { ratingText } from "./result.js";
 import { renderMatch, renderReplay } from "./table.js";
 import { watchCard } from "./watch.js";
 
@@ -71,7 +72,7 @@ async function route() {
   renderNav();
   const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean);
   try {
-    if (parts[0] === "match" && parts[2] === "replay") return await renderReplay(view, Number(parts[1]));
+    if (parts[0] === "match" && parts[2] === "replay") return await renderReplay(view, Number(parts[1]), Number(parts[3]) || null);
     if (parts[0] === "match") return await renderMatch(view, Number(parts[1]));
     if (parts[0] === "profile") return await renderProfile(parts[1] ? decodeURIComponent(parts[1]) : app.me.username);
     return await renderLobby();
@@ -330,10 +331,14 @@ async function renderProfile(username) {
       h("h1", {}, player.username, player.is_bot ? h("span", { class: "tag" }, "bot") : null),
       h("div", { class: "stats" },
         mine ? stat("Chips", app.me.chips) : null,
-        stat("Rating", Number(player.rating).toFixed(1)),
+        stat("Rating", ratingText(player.rating_shown)),
         stat("Games played", player.games_played),
         stat("Games won", player.games_won),
       ),
+      Object.keys(player.ratings).length
+        ? h("p", { class: "muted", testid: "preset-ratings" }, "By rules: ", Object.entries(player.ratings)
+            .map(([preset, r]) => `${preset.replaceAll("_", " ")} ${ratingText(r.shown)} (${r.games} rated)`).join(" · "))
+        : null,
     ),
     mine ? h("section", { class: "card" }, h("h2", {}, "Finished matches"),
       finished.results.length

@@ -8,6 +8,7 @@ import { field, h, replace, select } from "./dom.js";
 import { abortText, actionText, bidText, clock, diceRow, die, faceName, handText, verb } from "./format.js";
 import { followMatch } from "./live.js";
 import { announceTable, LOW_TIME_SECONDS, lowTimeWarning, noticeSettings } from "./notices.js";
+import { resultScreen } from "./result.js";
 import { roundDetails, roundsOnTable } from "./rounds.js";
 import { spectatorNote } from "./watch.js";
 
@@ -107,7 +108,7 @@ export async function renderMatch(root, matchId) {
     const sameControls = table.controlsVersion === m.version && parts.body.querySelector(".controls");
     const controls = sameControls ? parts.body.querySelector(".controls") : controlsFor(m, act);
     table.controlsVersion = m.version;
-    replace(parts.body, gameTable(m, controls, parts.rounds));
+    replace(parts.body, m.status === "finished" ? resultScreen(m, { show, refresh }) : null, gameTable(m, controls, parts.rounds));
     tick();
   }
 
@@ -397,7 +398,7 @@ function chatPanel(matchId) {
 
 // --- replay --------------------------------------------------------------------------
 
-export async function renderReplay(root, matchId) {
+export async function renderReplay(root, matchId, roundNumber = null) {
   const [m, rounds] = await Promise.all([api(`matches/${matchId}/`), api(`matches/${matchId}/rounds/`)]);
   const records = rounds.rounds;
   const name = namer(m);
@@ -433,5 +434,5 @@ export async function renderReplay(root, matchId) {
       m.winner_seats.length ? ` · won by ${m.winner_seats.map(name).join(" and ")}` : ""),
     records.length ? h("div", { class: "buttons" }, prev, pick, next) : h("p", { class: "muted" }, "No finished rounds."),
     stage);
-  if (records.length) await show(0);
+  if (records.length) await show(Math.max(0, records.findIndex((r) => r.number === roundNumber)));
 }

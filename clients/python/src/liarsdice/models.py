@@ -142,6 +142,26 @@ class AbortOutcome:
 
 
 @dataclass(frozen=True)
+class ShownRating:
+    """A rating on the scale players see: 1500 + 20 (mu - 25), give or take 20 sigma."""
+
+    value: int
+    deviation: int
+    provisional: bool  # sigma above 6: a new player's rating, written "1500?"
+
+
+@dataclass(frozen=True)
+class SeatResult:
+    """One seat's result in a finished match."""
+
+    seat: int
+    place: int  # 1 won; equal places tie
+    chips: int  # won (+) or lost (-), net of the buy-in
+    rating_before: ShownRating | None  # in the match's preset; None when unrated
+    rating_after: ShownRating | None
+
+
+@dataclass(frozen=True)
 class Match:
     """A match as `GET /matches/{id}/` and the seat stream answer the caller."""
 
@@ -173,6 +193,7 @@ class Match:
     rematch_offer: RematchOffer | None
     rematch_id: int | None  # the rematch, once everyone accepted: move on to it
     aborted: AbortOutcome | None  # aborted matches only
+    results: list[SeatResult] | None  # once finished: each seat's place, chips, rating
 
     @property
     def over(self) -> bool:
