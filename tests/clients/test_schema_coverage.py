@@ -29,6 +29,12 @@ COMPONENTS = {
     models.YourTurn: ["YourTurnAccountEvent"],
     models.ChallengeReceived: ["ChallengeReceivedAccountEvent"],
     models.Problem: ["Problem"],
+    models.RulesHelp: ["RulesHelpOutput"],
+    models.FamilyHelp: ["FamilyHelp"],
+    models.OptionHelp: ["OptionHelp"],
+    models.OptionValueHelp: ["OptionValueHelp"],
+    models.HandHelp: ["HandHelp"],
+    models.PresetHelp: ["PresetHelp"],
 }
 
 

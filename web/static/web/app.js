@@ -5,6 +5,7 @@ import { field, h, replace, select } from "./dom.js";
 import { followAccount } from "./live.js";
 import { challengeCard, matchmakingEvent, quickPlayCard, refreshMatchmaking } from "./matchmaking.js";
 import { loadRulesets, optionControls, rulesetSelect, turnAndStakes } from "./rules-form.js";
+import { renderRulesPage, rulesCard } from "./rules-help.js";
 import { renderMatch, renderReplay } from "./table.js";
 
 const view = document.getElementById("view");
@@ -42,6 +43,9 @@ export function onLeave(fn) {
 
 async function route() {
   for (const fn of app.cleanup.splice(0)) fn();
+  const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean);
+  // The rules are for everyone, logged in or not.
+  if (parts[0] === "rules" && !session.token) return renderRulesPage(view, parts[1], await loadRulesets());
   if (!session.token) {
     app.me = null;
     account?.stop();
@@ -67,8 +71,8 @@ async function route() {
     });
   }
   renderNav();
-  const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean);
   try {
+    if (parts[0] === "rules") return await renderRulesPage(view, parts[1], await loadRulesets());
     if (parts[0] === "match" && parts[2] === "replay") return await renderReplay(view, Number(parts[1]));
     if (parts[0] === "match") return await renderMatch(view, Number(parts[1]));
     if (parts[0] === "profile") return await renderProfile(parts[1] ? decodeURIComponent(parts[1]) : app.me.username);
@@ -146,7 +150,8 @@ function renderAuth() {
   replace(
     view,
     h("section", { class: "intro" }, h("h1", {}, "Liar's Dice"),
-      h("p", {}, "Bid on dice nobody can see, call liar, and check afterwards that the server never changed a die.")),
+      h("p", {}, "Bid on dice nobody can see, call liar, and check afterwards that the server never changed a die."),
+      h("p", {}, h("a", { href: "#/rules", testid: "rules-link" }, "How to play"))),
     h("div", { class: "columns" }, authForm("Sign up", "signup", "Create account"), authForm("Log in", "login", "Log in")),
   );
 }
@@ -228,6 +233,7 @@ async function renderLobby() {
         h("section", { class: "card" }, h("h2", {}, "My matches"), h("div", { id: "my-matches" }, h("p", {}, "Loading…"))),
         challenges,
         h("section", { class: "card" }, h("h2", {}, "Open matches"), openBox),
+        rulesCard(),
       ),
       h("section", { class: "card" }, h("h2", {}, "Create a match"), create),
     ),

@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 
 from liarsdice.errors import ApiError, error_for
-from liarsdice.models import AccountEvent, Event, EventPage, Match, decode
+from liarsdice.models import AccountEvent, Event, EventPage, Match, RulesHelp, decode
 from liarsdice.streams import Stream
 
 API = "/api/v1"
@@ -296,6 +296,11 @@ class Client:
     @operation("GET", "/rulesets/")
     def rulesets(self) -> list[dict[str, Any]]:
         return self.get("/rulesets/")
+
+    @operation("GET", "/rulesets/help/")
+    def rules_help(self) -> RulesHelp:
+        """The rules in plain words: each family, option and preset (docs/RULES.md 5)."""
+        return decode(RulesHelp, self.get("/rulesets/help/"))
 
     @operation("GET", "/matches/")
     def matches(self, **params: Any) -> Page:
