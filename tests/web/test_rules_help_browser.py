@@ -20,11 +20,11 @@ from tests.web.test_play_page_browser import (
     assert_no_script_errors,
     bot_worker,  # noqa: F401 (a fixture)
     by_testid,
+    my_turn_or_the_end,
     open_browser,  # noqa: F401 (a fixture)
     present,
     save_screenshot,
     sign_up,
-    turn_state,
     wait,
 )
 
@@ -127,7 +127,7 @@ def test_every_presets_rules_help_from_the_rules_page_lobby_and_create_form(
         control = form.find_element("css selector", f'[name="{name}"]')
         control.clear()
         control.send_keys(str(value))
-    cost = form.find_element("css selector", '[name="ante"] ~ small').text
+    cost = present(driver, "ante-cost").text
     assert cost == "Costs 4 chips a round: 2 to the round pot, 2 to the game pot."
     save_screenshot(driver, "rules-create-form")
     form.screenshot(str(SCREENSHOTS / f"rules-create-form-only-{width}px.png"))
@@ -137,7 +137,7 @@ def test_every_presets_rules_help_from_the_rules_page_lobby_and_create_form(
     wait(driver, lambda d: "#/match/" in d.current_url, message="the table")
     match = Match.objects.get(pk=int(driver.current_url.rsplit("/", 1)[-1]))
     assert match.rules["loss"] == "difference"
-    wait(driver, lambda d: present(d, "table-rules"), message="How this table plays").click()
+    press(driver, "table-rules")
     panel = wait(driver, lambda d: shown_help(d, "dialog"), message="the table's rules")
     assert_preset_help(panel, "perudo", changed={"loss": "difference"})
     assert "This table: buy-in 50 chips, ante 2. Costs 4 chips a round" in panel["text"]
@@ -159,13 +159,18 @@ def poker_controls(driver) -> dict:
     )
 
 
+def press(driver, testid: str):
+    """Clicks the control, again if the page was re-drawn under the first try (the
+    table's head is re-drawn with every move)."""
+    return wait(driver, lambda d: (e := present(d, testid)) and (e.click() or e), message=testid)
+
+
 def play(driver, testid: str) -> None:
     """Clicks a move's control (again if the table was re-drawn under the first try) and
     waits for the table the move makes (it may be your turn again: a new round)."""
     from selenium.webdriver.support.expected_conditions import staleness_of
 
-    clicked = wait(driver, lambda d: (e := present(d, testid)) and (e.click() or e), message=testid)
-    wait(driver, staleness_of(clicked), message=f"the table after {testid}")
+    wait(driver, staleness_of(press(driver, testid)), message=f"the table after {testid}")
 
 
 HAND = re.compile(
@@ -191,7 +196,7 @@ def test_a_poker_dice_table_names_your_box_ranks_hands_and_opens_with_a_hand(
     present(driver, "add-bot").click()
     present(driver, "create-match").click()
     wait(driver, lambda d: "#/match/" in d.current_url, message="the table")
-    wait(driver, lambda d: present(d, "table-rules"), message="How this table plays").click()
+    press(driver, "table-rules")
     panel = wait(driver, lambda d: shown_help(d, "dialog"), message="the table's rules")
     assert_preset_help(panel, "poker_dice")
     assert "This table plays without chips." in panel["text"]
@@ -200,17 +205,7 @@ def test_a_poker_dice_table_names_your_box_ranks_hands_and_opens_with_a_hand(
     seen = {"box": 0, "opening": 0}
     deadline = time.monotonic() + 150
     while not seen["opening"] and time.monotonic() < deadline:
-        state = wait(
-            driver,
-            lambda d: (
-                (s := turn_state(d))
-                and (s.get("yourTurn") == "true" or s.get("status") != "active")
-                and s
-            ),
-            seconds=60,
-            message="my turn",
-        )
-        if state["status"] != "active":
+        if my_turn_or_the_end(driver)["status"] != "active":
             break
         now = poker_controls(driver)
         if now["accept"]:  # look in the box
@@ -225,7 +220,7 @@ def test_a_poker_dice_table_names_your_box_ranks_hands_and_opens_with_a_hand(
                 seen["opening"] += 1
                 assert now["kind"] == "named" and not now["disabled"], now
                 assert len(now["dice"]) == 5 and all(now["dice"]), now
-                present(driver, "hands-summary").click()
+                press(driver, "hands-summary")
                 assert len(driver.find_elements("css selector", ".hands-details li")) == 9
                 assert_fits_the_width(driver)
                 save_screenshot(driver, "rules-poker-opening")

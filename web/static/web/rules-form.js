@@ -75,7 +75,7 @@ export function optionControls(rulesetControl) {
       }
       return field(label, control, hint);
     });
-    const helpButton = rulesHelpButton(`How ${presetTitle(preset().name)} plays`, () => ({
+    const helpButton = rulesHelpButton("How these rules play", () => ({
       ruleset: preset().name, family: preset().family, options: { ...preset().options, ...read() },
     }));
     replace(box, h("legend", {}, "Rule options"), h("div", { class: "options-help" }, helpButton), rows);
@@ -101,7 +101,7 @@ export function turnAndStakes({ testid = "" } = {}) {
   const turnField = field("Turn time", turn);
   turnField.classList.add("turn-time");
   // The ante is paid twice a round (round pot and game pot): say what it really costs.
-  const anteHint = h("small", { testid: id("ante-cost") });
+  const anteHint = h("small", { testid: id("ante-cost") ?? "ante-cost" });
   // Shown once there are chips at stake.
   const showCost = () => {
     anteHint.textContent = Number(buyIn.value) > 0 ? anteNote(Number(buyIn.value), Number(ante.value)) : "";
