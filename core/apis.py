@@ -28,6 +28,7 @@ INDEX_LINKS: dict[str, str | tuple[str, ...]] = {
     "webhook_deliveries": ("webhook-deliveries", "webhook_id"),
     "leaderboard": "leaderboard",
     "rulesets": "rulesets",
+    "rules_help": "rules-help",
     "matches": "matches",
     "match": ("match", "match_id"),
     "match_join": ("match-join", "match_id"),

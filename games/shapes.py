@@ -158,6 +158,71 @@ RULESETS = union(
 )
 
 
+# --- rules help (games/rules_help.py) ------------------------------------------------
+
+
+@extend_schema_field(
+    {
+        "type": ["string", "boolean"],
+        "description": "The option's value as the rules give it: a choice's name, or "
+        "true/false for an on/off option.",
+    }
+)
+class OptionValueField(serializers.Field):
+    pass
+
+
+class OptionValueHelp(serializers.Serializer):
+    value = OptionValueField()
+    label = serializers.CharField(help_text='Short, for a form ("Half as many").')
+    text = serializers.CharField(help_text="What it means at the table.")
+
+
+class OptionHelp(serializers.Serializer):
+    name = serializers.CharField(help_text="The option, as in `options`.")
+    label = serializers.CharField(help_text='Its plain name ("Bids on 1s").')
+    text = serializers.CharField()
+    values = OptionValueHelp(
+        many=True, help_text="Each value of a choice or on/off option; empty for a number."
+    )
+
+
+class HandHelp(serializers.Serializer):
+    name = serializers.CharField(help_text='The kind of hand ("Full house").')
+    text = serializers.CharField()
+
+
+class FamilyHelp(serializers.Serializer):
+    family = serializers.ChoiceField(choices=["common_pool", "poker_dice"])
+    title = serializers.CharField()
+    basics = serializers.ListField(
+        child=serializers.CharField(), help_text="A round, step by step."
+    )
+    chips = serializers.ListField(
+        child=serializers.CharField(), help_text="What the buy-in and the ante cost and pay."
+    )
+    options = OptionHelp(many=True, help_text="Every option of the family, in `options` order.")
+    hands = HandHelp(many=True, help_text="Poker dice: the hands, high to low; else empty.")
+    kickers = serializers.CharField(
+        allow_null=True, help_text="Poker dice: how naming the odd dice ranks a bid; else null."
+    )
+
+
+class PresetHelp(serializers.Serializer):
+    name = serializers.CharField(help_text="The preset, as `ruleset`.")
+    family = serializers.ChoiceField(choices=["common_pool", "poker_dice"])
+    title = serializers.CharField()
+    summary = serializers.CharField()
+    examples = serializers.ListField(
+        child=serializers.CharField(), help_text="From the preset's rule sheet."
+    )
+
+
+class RulesHelpOutput(serializers.Serializer):
+    families = FamilyHelp(many=True)
+    presets = PresetHelp(many=True, help_text="Every preset of `GET /rulesets/`, in its order.")
+
+
 # --- action records (round.actions, round records, and the events of the same type) ---
 
 
@@ -508,6 +573,11 @@ class PokerDiceRound(RoundBase):
         child=_rank(),
         allow_null=True,
         help_text="The box, only while you hold it open (rolling, or after accepting).",
+    )
+    your_hand = serializers.CharField(
+        allow_null=True,
+        help_text="With your_dice: the box's hand in words (\"two pairs, aces over 9s and a "
+        'king"); else null.',
     )
     shelf = serializers.ListField(
         child=serializers.IntegerField(), required=False, help_text="With your_dice."

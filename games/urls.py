@@ -16,6 +16,7 @@ from games.api import (
 
 urlpatterns = [
     path("rulesets/", rulesets.RulesetListApi.as_view(), name="rulesets"),
+    path("rulesets/help/", rulesets.RulesHelpApi.as_view(), name="rules-help"),
     path("leaderboard/", leaderboard.LeaderboardApi.as_view(), name="leaderboard"),
     path("matches/", matches.MatchListCreateApi.as_view(), name="matches"),
     path("matches/<int:match_id>/", matches.MatchDetailApi.as_view(), name="match"),

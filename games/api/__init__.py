@@ -6,7 +6,7 @@
 * `history`     a player's matches, a finished match's export
 * `challenges`  direct challenges: create, list, accept, decline, cancel
 * `seeks`       quick play: seek, list, one seek, withdraw
-* `rulesets`    the presets
+* `rulesets`    the presets, and the rules in plain words
 * `leaderboard` players by chips or rating
 * `streams`     a match's events: the long poll and the Server-Sent Events stream
 * `base`        what they share: a match's answer, newest-first pages

@@ -1,4 +1,4 @@
-"""The rule presets."""
+"""The rule presets, and the rules as players read them."""
 
 from drf_spectacular.utils import extend_schema
 from rest_framework.permissions import AllowAny
@@ -8,7 +8,8 @@ from rest_framework.views import APIView
 
 from accounts.permissions import TokenHasScope
 from games import engine
-from games.shapes import RULESETS
+from games.rules_help import rules_help
+from games.shapes import RULESETS, RulesHelpOutput
 
 
 class RulesetListApi(APIView):
@@ -25,3 +26,20 @@ class RulesetListApi(APIView):
     )
     def get(self, request: Request) -> Response:
         return Response(engine.preset_list())
+
+
+class RulesHelpApi(APIView):
+    permission_classes = [AllowAny, TokenHasScope]
+    token_scope = "read"
+
+    @extend_schema(
+        responses={200: RulesHelpOutput},
+        tags=["rules"],
+        summary="The rules in plain words",
+        description="For players: each family's round step by step, what chips cost, "
+        "every option and each of its values with a short label, poker dice's hands, and "
+        "each preset with examples from its rule sheet. The same texts are docs/RULES.md "
+        "section 5.",
+    )
+    def get(self, request: Request) -> Response:
+        return Response(rules_help())

@@ -37,6 +37,12 @@ COMPONENTS = {
     models.TournamentTable: ["TableOutput"],
     models.Payout: ["PayoutOutput"],
     models.PayoutPlace: ["PayoutPlaceOutput"],
+    models.RulesHelp: ["RulesHelpOutput"],
+    models.FamilyHelp: ["FamilyHelp"],
+    models.OptionHelp: ["OptionHelp"],
+    models.OptionValueHelp: ["OptionValueHelp"],
+    models.HandHelp: ["HandHelp"],
+    models.PresetHelp: ["PresetHelp"],
 }
 
 

@@ -351,13 +351,17 @@ def test_poker_last_life_loses_match():
 def test_poker_view_only_box_holder_sees_box():
     state = _poker([3, 3, 3, 3, 2])
     assert view_for(state, 0)["round"]["your_dice"] == ["J", "J", "J", "J", "10"]
+    assert view_for(state, 0)["round"]["your_hand"] == "four jacks and a 10"
     for seat in (1, 2, None):
         assert "box" not in view_for(state, seat)["round"]
+        assert view_for(state, seat)["round"]["your_hand"] is None
     state, _ = act(state, 0, "bid", hand=["J", "J", None, None, None], direction="left")
     for seat in (0, 1, 2, None):
         assert "box" not in view_for(state, seat)["round"]
+    assert view_for(state, 0)["round"]["your_hand"] is None  # the box has left player one
     state, _ = act(state, 1, "accept")
     assert view_for(state, 1)["round"]["your_dice"] == ["J", "J", "J", "J", "10"]
+    assert view_for(state, 1)["round"]["your_hand"] == "four jacks and a 10"
     assert "box" not in view_for(state, 0)["round"]
 
 

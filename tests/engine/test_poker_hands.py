@@ -120,5 +120,12 @@ def test_describe():
     assert describe_hand(parse_hand(["A", "K", "Q", "J", "10"])) == "a high straight"
     assert describe_hand(()) == "junk"
     assert (
-        describe_hand(parse_hand(["K", "K", "9", "9", "A"])) == "two pairs, kings and 9s and an ace"
+        describe_hand(parse_hand(["K", "K", "9", "9", "A"]))
+        == "two pairs, kings over 9s and an ace"
     )
+    assert describe_hand(parse_hand(["Q", "Q", "Q", "9", "10"])) == "three queens with a 10 and a 9"
+    assert (
+        describe_hand(parse_hand(["A", "Q", "J", "10", "9"]))
+        == "ace high with a queen, a jack, a 10 and a 9"
+    )
+    assert describe_hand(parse_hand(["10", None, None, None, None])) == "10 high"

@@ -150,20 +150,25 @@ def take_turn(driver) -> str | None:
     raise AssertionError(f"no control to play; {page_state(driver)}")
 
 
+def my_turn_or_the_end(driver) -> dict:
+    """The turn indicator's state once it is your turn or the match is over."""
+    return wait(
+        driver,
+        lambda d: (
+            (s := turn_state(d))
+            and (s.get("yourTurn") == "true" or s.get("status") != "active")
+            and s
+        ),
+        seconds=60,
+        message="my turn or the end",
+    )
+
+
 def play_to_the_end(driver, match_id: int, *, screenshot_as: str, limit_seconds: float = 240):
     deadline = time.monotonic() + limit_seconds
     moves = []
     while time.monotonic() < deadline:
-        state = wait(
-            driver,
-            lambda d: (
-                (s := turn_state(d))
-                and (s.get("yourTurn") == "true" or s.get("status") != "active")
-                and s
-            ),
-            seconds=60,
-            message="my turn or the end",
-        )
+        state = my_turn_or_the_end(driver)
         if state.get("status") != "active":
             return moves
         if len(moves) == 1:

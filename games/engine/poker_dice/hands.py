@@ -36,6 +36,7 @@ JUNK_HAND = ("junk",)
 
 _PLURAL = {"9": "9s", "10": "10s", "J": "jacks", "Q": "queens", "K": "kings", "A": "aces"}
 _SINGULAR = {"9": "a 9", "10": "a 10", "J": "a jack", "Q": "a queen", "K": "a king", "A": "an ace"}
+_HIGH = {"9": "9", "10": "10", "J": "jack", "Q": "queen", "K": "king", "A": "ace"}
 
 
 def hand_key(named: tuple[int, ...] | list[int]) -> tuple[int, ...]:
@@ -105,7 +106,8 @@ def _compute_hand(named: tuple[int, ...]) -> list[str | None]:
 
 
 def describe_hand(named: tuple[int, ...] | list[int]) -> str:
-    """'four jacks and a 10', 'a high straight', 'junk'."""
+    """'four jacks and a 10', 'two pairs, aces over 9s and a king', 'ace high with a
+    queen, a jack, a 10 and a 9', 'a high straight', 'junk'."""
     key = hand_key(named)
     cat = key[0]
     if cat == JUNK:
@@ -121,15 +123,17 @@ def describe_hand(named: tuple[int, ...] | list[int]) -> str:
     elif cat == THREE:
         head = f"three {_PLURAL[RANKS[key[1]]]}"
     elif cat == TWO_PAIRS:
-        head = f"two pairs, {_PLURAL[RANKS[key[1]]]} and {_PLURAL[RANKS[key[2]]]}"
+        head = f"two pairs, {_PLURAL[RANKS[key[1]]]} over {_PLURAL[RANKS[key[2]]]}"
     elif cat == PAIR:
         head = f"a pair of {_PLURAL[RANKS[key[1]]]}"
     else:
-        head = f"{_SINGULAR[RANKS[key[1]]]} high"
+        head = f"{_HIGH[RANKS[key[1]]]} high"
     start = 3 if cat == TWO_PAIRS else 2
     kickers = [_SINGULAR[RANKS[k]] for k in key[start:] if k != UNNAMED]
-    if kickers:
-        head += " and " + (", ".join(kickers))
+    if len(kickers) == 1:
+        head += f" and {kickers[0]}"
+    elif kickers:
+        head += f" with {', '.join(kickers[:-1])} and {kickers[-1]}"
     return head
 
 

@@ -44,10 +44,12 @@ def view_for(state: PokerDiceState, seat: int | None) -> dict:
             "lives": {str(s): n for s, n in enumerate(state.lives)},
             # The box, as `your_dice`, for the seat holding it only; nothing is shown.
             "your_dice": None,
+            "your_hand": None,
             "shown_dice": {},
         }
         if seat is not None and seat == r.turn and r.phase in ("bid", "reroll"):
             round_view["your_dice"] = [RANKS[v] for v in r.box]
+            round_view["your_hand"] = describe_hand(r.box)
             round_view["shelf"] = list(r.shelf)
         view["round"] = round_view
     return view

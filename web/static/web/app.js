@@ -6,6 +6,7 @@ import { followAccount } from "./live.js";
 import { challengeCard, matchmakingEvent, quickPlayCard, refreshMatchmaking } from "./matchmaking.js";
 import { markTurns, noticeSettings } from "./notices.js";
 import { loadRulesets, optionControls, rulesetSelect, turnAndStakes } from "./rules-form.js";
+import { renderRulesPage, rulesCard } from "./rules-help.js";
 import { ratingText } from "./result.js";
 import { renderMatch, renderReplay } from "./table.js";
 import { watchCard } from "./watch.js";
@@ -45,6 +46,9 @@ export function onLeave(fn) {
 
 async function route() {
   for (const fn of app.cleanup.splice(0)) fn();
+  const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean);
+  // The rules are for everyone, logged in or not.
+  if (parts[0] === "rules" && !session.token) return renderRulesPage(view, parts[1], await loadRulesets());
   if (!session.token) {
     app.me = null;
     account?.stop();
@@ -70,8 +74,8 @@ async function route() {
     });
   }
   renderNav();
-  const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean);
   try {
+    if (parts[0] === "rules") return await renderRulesPage(view, parts[1], await loadRulesets());
     if (parts[0] === "match" && parts[2] === "replay") return await renderReplay(view, Number(parts[1]), Number(parts[3]) || null);
     if (parts[0] === "match") return await renderMatch(view, Number(parts[1]));
     if (parts[0] === "profile") return await renderProfile(parts[1] ? decodeURIComponent(parts[1]) : app.me.username);
@@ -150,7 +154,8 @@ function renderAuth() {
   replace(
     view,
     h("section", { class: "intro" }, h("h1", {}, "Liar's Dice"),
-      h("p", {}, "Bid on dice nobody can see, call liar, and check afterwards that the server never changed a die.")),
+      h("p", {}, "Bid on dice nobody can see, call liar, and check afterwards that the server never changed a die."),
+      h("p", {}, h("a", { href: "#/rules", testid: "rules-link" }, "How to play"))),
     h("div", { class: "columns" }, authForm("Sign up", "signup", "Create account"), authForm("Log in", "login", "Log in")),
   );
 }
@@ -234,6 +239,7 @@ async function renderLobby() {
         challenges,
         h("section", { class: "card" }, h("h2", {}, "Open matches"), openBox),
         watch,
+        rulesCard(),
       ),
       h("section", { class: "card create-card" }, h("h2", {}, "Create a match: play bots or people"), create),
     ),

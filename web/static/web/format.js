@@ -29,6 +29,15 @@ export function poolBid(bid) {
   return `${bid.quantity} × ${faceName(bid.face, bid.quantity !== 1)}`;
 }
 
+// A box's five ranks as a bid names them: the most of a kind first, higher ranks first
+// (a straight stays high to low).
+export const RANKS = ["9", "10", "J", "Q", "K", "A"];
+export function handOrder(box) {
+  const count = (r) => box.filter((x) => x === r).length;
+  const rank = (r) => RANKS.indexOf(r);
+  return [...box].sort((a, b) => count(b) - count(a) || rank(b) - rank(a));
+}
+
 export function handText(hand) {
   if (!hand) return "";
   if (hand[0] === "junk") return "junk (no claim)";

@@ -4,6 +4,9 @@
 
 import { api } from "./api.js";
 import { field, h, replace, select } from "./dom.js";
+import {
+  anteNote, knowPresets, loadRulesHelp, optionLabel, presetTitle, rulesHelpButton, valueLabel, valueText,
+} from "./rules-help.js";
 
 // Choices of the enumerated rule options (docs/RULES.md sections 1-3).
 const OPTION_CHOICES = {
@@ -24,16 +27,16 @@ export const DEFAULT_RULESET = "milton_bradley";
 let rulesets = null;
 
 export async function loadRulesets() {
-  rulesets ??= await api("rulesets/");
+  const [list] = await Promise.all([rulesets ?? api("rulesets/"), loadRulesHelp()]);
+  rulesets = list;
+  knowPresets(rulesets);
   return rulesets;
 }
 
-export const rulesetName = (name) => name.replaceAll("_", " ");
+export const rulesetName = presetTitle;
 
 export function rulesetSelect(attrs) {
-  return select(attrs, rulesets.map((r) =>
-    [r.name, `${rulesetName(r.name)} (${r.family === "poker_dice" ? "poker dice" : "common pool"})`]),
-  DEFAULT_RULESET);
+  return select(attrs, rulesets.map((r) => [r.name, presetTitle(r.name)]), DEFAULT_RULESET);
 }
 
 // The preset's options as controls in a fieldset, re-drawn when the preset changes.
@@ -45,24 +48,37 @@ export function optionControls(rulesetControl) {
   const draw = () => {
     controls = {};
     const rows = Object.entries(preset().options).map(([name, value]) => {
-      const label = name.replaceAll("_", " ");
+      const label = optionLabel(name);
+      // A value changed from the preset's, in words under its control (the help button
+      // explains every option).
+      const hint = h("small", { class: "option-hint muted" });
       let control;
       if (typeof value === "boolean") {
         control = h("input", { type: "checkbox", name, checked: value });
         controls[name] = () => control.checked;
-        return h("div", { class: "field check" }, h("label", {}, control, ` ${label}`));
-      }
-      if (OPTION_CHOICES[name]) {
-        control = select({ name }, OPTION_CHOICES[name].map((c) => [c, c.replaceAll("_", " ")]), value);
+      } else if (OPTION_CHOICES[name]) {
+        control = select({ name }, OPTION_CHOICES[name].map((c) => [c, valueLabel(name, c)]), value);
         controls[name] = () => control.value;
       } else {
         const [min, max] = OPTION_RANGES[name] || [0, 100];
         control = h("input", { type: "number", name, min, max, value, required: true });
         controls[name] = () => Number(control.value);
       }
-      return field(label, control);
+      const explain = () => {
+        const now = controls[name]();
+        hint.textContent = now === value ? "" : valueText(name, now);
+      };
+      control.addEventListener("change", explain);
+      explain();
+      if (typeof value === "boolean") {
+        return h("div", { class: "field check-hint" }, h("label", {}, control, ` ${label}`), hint);
+      }
+      return field(label, control, hint);
     });
-    replace(box, h("legend", {}, "Rule options"), rows);
+    const helpButton = rulesHelpButton("How these rules play", () => ({
+      ruleset: preset().name, family: preset().family, options: { ...preset().options, ...read() },
+    }));
+    replace(box, h("legend", {}, "Rule options"), h("div", { class: "options-help" }, helpButton), rows);
   };
   rulesetControl.addEventListener("change", draw);
   draw();
@@ -84,10 +100,19 @@ export function turnAndStakes({ testid = "" } = {}) {
   const ante = h("input", { type: "number", name: "ante", min: 0, value: 0, required: true, testid: id("ante") });
   const turnField = field("Turn time", turn);
   turnField.classList.add("turn-time");
+  // The ante is paid twice a round (round pot and game pot): say what it really costs.
+  const anteHint = h("small", { testid: id("ante-cost") ?? "ante-cost" });
+  // Shown once there are chips at stake.
+  const showCost = () => {
+    anteHint.textContent = Number(buyIn.value) > 0 ? anteNote(Number(buyIn.value), Number(ante.value)) : "";
+  };
+  buyIn.addEventListener("input", showCost);
+  ante.addEventListener("input", showCost);
+  showCost();
   return {
     turn: turnField,
     buyIn: field("Buy-in (chips)", buyIn),
-    ante: field("Ante per round", ante),
+    ante: field("Ante per round", ante, anteHint),
     read: () => ({ turn_seconds: Number(turn.value), buy_in: Number(buyIn.value), ante: Number(ante.value) }),
   };
 }

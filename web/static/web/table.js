@@ -5,14 +5,14 @@
 import { api, ApiError } from "./api.js";
 import { app, errorText, flash, go, onLeave, refreshMe, setYourTurn, STRATEGIES } from "./app.js";
 import { field, h, replace, select } from "./dom.js";
-import { abortText, actionText, bidText, clock, diceRow, die, faceName, handText, verb } from "./format.js";
+import { abortText, actionText, bidText, clock, diceRow, die, faceName, handOrder, handText, RANKS, verb } from "./format.js";
 import { followMatch } from "./live.js";
 import { announceTable, LOW_TIME_SECONDS, lowTimeWarning, noticeSettings } from "./notices.js";
 import { resultScreen } from "./result.js";
 import { roundDetails, roundsOnTable } from "./rounds.js";
+import { handsList, loadRulesHelp, presetTitle, rulesHelpButton } from "./rules-help.js";
 import { spectatorNote } from "./watch.js";
 
-const RANKS = ["9", "10", "J", "Q", "K", "A"];
 const CHAT_POLL_MS = 5000;
 
 const byType = (legal) => Object.fromEntries(legal.map((a) => [a.type, a]));
@@ -23,7 +23,8 @@ const namer = (match) => (seat) => {
 };
 
 export async function renderMatch(root, matchId) {
-  const table = { match: await api(`matches/${matchId}/`), rounds: null, controlsVersion: null };
+  const [match] = await Promise.all([api(`matches/${matchId}/`), loadRulesHelp()]);
+  const table = { match, rounds: null, controlsVersion: null };
   const parts = {
     head: h("div", { class: "match-head" }),
     live: h("span", { class: "live muted", "aria-live": "off" }),
@@ -93,9 +94,10 @@ export async function renderMatch(root, matchId) {
     const mine = m.your_seat !== null && m.your_seat !== undefined;
     setYourTurn(m.id, mine && m.legal_actions.length > 0);
     replace(parts.head,
-      h("h1", {}, `Match #${m.id} · ${m.ruleset.replaceAll("_", " ")}`),
+      h("h1", {}, `Match #${m.id} · ${presetTitle(m.ruleset)}`),
       h("p", { class: "muted" }, `${m.status} · ${m.turn_seconds} s per turn`,
-        m.buy_in ? ` · buy-in ${m.buy_in}, ante ${m.ante}` : " · no chips", " · ", parts.live,
+        m.buy_in ? ` · buy-in ${m.buy_in}, ante ${m.ante} (${2 * m.ante} a round)` : " · no chips", " · ", parts.live,
+        tableRulesButton(m),
         m.status === "finished" ? h("a", { href: `#/match/${m.id}/replay`, class: "button small" }, "Replay") : null),
       spectatorNote(parts.chat.el, m));
     const name = namer(m);
@@ -144,6 +146,14 @@ export async function renderMatch(root, matchId) {
   });
   draw();
   if (table.match.status !== "open") await loadRounds();
+}
+
+// The options in force at this table (the preset's, with the creator's changes) and its stakes.
+function tableRulesButton(m) {
+  const { family, ...options } = m.rules;
+  return rulesHelpButton("How this table plays", () => ({
+    ruleset: m.ruleset, family, options, stakes: { buyIn: m.buy_in, ante: m.ante },
+  }), "table-rules");
 }
 
 // --- before the start ----------------------------------------------------------------
@@ -209,7 +219,8 @@ function gameTable(m, controls, rounds) {
         poker && round.shelf?.length ? h("small", { class: "muted" }, " (outlined dice stand on the shelf)") : null),
       dice && dice.length
         ? h("span", { class: "dice" }, dice.map((d, i) => die(d, { poker, extra: round.shelf?.includes(i) ? "shelf" : "" })))
-        : h("span", { class: "muted" }, poker ? `with ${name(round.turn_seat)}, closed` : "none"));
+        : h("span", { class: "muted" }, poker ? `with ${name(round.turn_seat)}, closed` : "none"),
+      poker && round.your_hand ? h("strong", { class: "box-hand", testid: "box-hand" }, round.your_hand) : null);
   }
   const bid = round ? h("div", { class: "bid" }, h("span", { class: "label" }, "Current bid"),
     h("strong", {}, bidText(round.current_bid)), round.current_bid ? ` by ${name(round.current_bid.seat)}` : "",
@@ -328,8 +339,9 @@ function pokerControls(m, legal, act) {
   if (legal.bid) {
     const min = legal.bid.min_hand;
     const opening = min[0] === "junk";
-    const kind = opening ? select({ "aria-label": "Kind of bid" }, [["named", "name a hand"], ["junk", "junk (no claim)"]], "junk") : null;
-    const start = opening ? [...box] : min;
+    // Opening, the box's own hand is the natural bid; junk stays one choice away.
+    const kind = opening ? select({ "aria-label": "Kind of bid" }, [["named", "name a hand"], ["junk", "junk (no claim)"]], "named") : null;
+    const start = opening ? handOrder(box) : min;
     const dice = [0, 1, 2, 3, 4].map((i) => select({ "aria-label": `Die ${i + 1}` },
       [["", "any"], ...RANKS.map((r) => [r, r])], start[i] ?? ""));
     const builder = h("div", { class: "hand" }, dice);
@@ -341,7 +353,7 @@ function pokerControls(m, legal, act) {
       ["left", "right"].map((d) => h("label", {}, h("input", { type: "radio", name: "direction", value: d, checked: d === "left", onchange: () => (direction = d) }), ` ${d}`))) : null;
     if (directionBox) direction = "left";
     const useMine = box.length === 5 ? h("button", { type: "button", onclick: () => {
-      box.forEach((r, i) => (dice[i].value = r));
+      handOrder(box).forEach((r, i) => (dice[i].value = r));
       if (kind) kind.value = "named";
       syncKind();
     } }, "Use the dice in the box") : null;
@@ -354,7 +366,8 @@ function pokerControls(m, legal, act) {
       kind ? field("Bid", kind) : null,
       h("div", { class: "field" }, h("span", { class: "label" }, "Hand (high dice first, “any” for an unnamed die)"), builder,
         h("small", { class: "muted" }, `Lowest legal: ${handText(min)}`)),
-      directionBox, h("div", { class: "buttons" }, h("button", { type: "submit", testid: "bid-submit" }, "Bid"), useMine)));
+      directionBox, h("div", { class: "buttons" }, h("button", { type: "submit", testid: "bid-submit" }, "Bid"), useMine),
+      h("details", { class: "hands-details" }, h("summary", { testid: "hands-summary" }, "Hands, high to low"), handsList())));
   }
   if (legal.reroll) {
     const fixed = legal.reroll.hold_required || [];

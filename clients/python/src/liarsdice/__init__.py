@@ -29,6 +29,7 @@ from liarsdice.models import (
     Match,
     Problem,
     Round,
+    RulesHelp,
     Seat,
 )
 from liarsdice.streams import Stream
@@ -55,6 +56,7 @@ __all__ = [
     "Problem",
     "RateLimited",
     "Round",
+    "RulesHelp",
     "Seat",
     "Seek",
     "ServiceUnavailable",

@@ -30,6 +30,7 @@ from liarsdice.models import (
     Match,
     Payout,
     PlayerRef,
+    RulesHelp,
     Tournament,
     decode,
 )
@@ -341,6 +342,11 @@ class Client:
     @operation("GET", "/rulesets/")
     def rulesets(self) -> list[dict[str, Any]]:
         return self.get("/rulesets/")
+
+    @operation("GET", "/rulesets/help/")
+    def rules_help(self) -> RulesHelp:
+        """The rules in plain words: each family, option and preset (docs/RULES.md 5)."""
+        return decode(RulesHelp, self.get("/rulesets/help/"))
 
     @operation("GET", "/matches/")
     def matches(self, **params: Any) -> Page:

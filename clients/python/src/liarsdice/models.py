@@ -99,6 +99,7 @@ class Round:
     direction: str | None = None
     lives: dict[str, int] = field(default_factory=dict)
     shelf: list[int] | None = None
+    your_hand: str | None = None  # the box in words, with your_dice
 
 
 @dataclass(frozen=True)
@@ -363,3 +364,53 @@ class Problem:
     detail: str
     code: str
     errors: list[dict[str, Any]] = field(default_factory=list)
+
+
+# --- the rules in plain words (`GET /rulesets/help/`, docs/RULES.md section 5) ---------
+
+
+@dataclass(frozen=True)
+class OptionValueHelp:
+    value: str | bool  # a choice's name, or true/false
+    label: str
+    text: str
+
+
+@dataclass(frozen=True)
+class OptionHelp:
+    name: str
+    label: str
+    text: str
+    values: list[OptionValueHelp]  # empty for a number option
+
+
+@dataclass(frozen=True)
+class HandHelp:
+    name: str
+    text: str
+
+
+@dataclass(frozen=True)
+class FamilyHelp:
+    family: str
+    title: str
+    basics: list[str]
+    chips: list[str]
+    options: list[OptionHelp]
+    hands: list[HandHelp]  # poker dice, high to low
+    kickers: str | None
+
+
+@dataclass(frozen=True)
+class PresetHelp:
+    name: str
+    family: str
+    title: str
+    summary: str
+    examples: list[str]
+
+
+@dataclass(frozen=True)
+class RulesHelp:
+    families: list[FamilyHelp]
+    presets: list[PresetHelp]
