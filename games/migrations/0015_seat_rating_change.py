@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("games", "0013_seek_against_people"),
+        ("games", "0014_seat_status_aborted"),
     ]
 
     operations = [
