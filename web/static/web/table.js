@@ -7,7 +7,7 @@ import { app, errorText, flash, go, onLeave, refreshMe, setYourTurn, STRATEGIES 
 import { field, h, replace, select } from "./dom.js";
 import { actionText, bidText, clock, diceRow, die, faceName, handOrder, handText, RANKS, resultText, verb } from "./format.js";
 import { followMatch } from "./live.js";
-import { handsList, loadRulesHelp, presetTitle, rulesHelpButton } from "./rules-help.js";
+import { handsList, presetTitle, rulesHelpButton } from "./rules-help.js";
 import { verifyRound } from "./verify.js";
 
 const CHAT_POLL_MS = 5000;
@@ -20,8 +20,7 @@ const namer = (match) => (seat) => {
 };
 
 export async function renderMatch(root, matchId) {
-  const [match] = await Promise.all([api(`matches/${matchId}/`), loadRulesHelp()]);
-  const table = { match, rounds: null, controlsVersion: null };
+  const table = { match: await api(`matches/${matchId}/`), rounds: null, controlsVersion: null };
   const parts = {
     head: h("div", { class: "match-head" }),
     live: h("span", { class: "live muted", "aria-live": "off" }),
@@ -475,7 +474,7 @@ export async function renderReplay(root, matchId) {
         h("button", { type: "button", testid: "replay-reveal", onclick: () => { step = record.actions.length; drawRound(); } }, "Reveal the round")));
   }
   replace(root,
-    h("h1", {}, `Replay of match #${m.id} · ${m.ruleset.replaceAll("_", " ")}`),
+    h("h1", {}, `Replay of match #${m.id} · ${presetTitle(m.ruleset)}`),
     h("p", {}, h("a", { href: `#/match/${m.id}` }, "Back to the table"),
       m.winner_seats.length ? ` · won by ${m.winner_seats.map(name).join(" and ")}` : ""),
     records.length ? h("div", { class: "buttons" }, prev, pick, next) : h("p", { class: "muted" }, "No finished rounds."),
