@@ -6,7 +6,7 @@ import { followAccount } from "./live.js";
 import { challengeCard, matchmakingEvent, quickPlayCard, refreshMatchmaking } from "./matchmaking.js";
 import { markTurns, noticeSettings } from "./notices.js";
 import { loadRulesets, optionControls, rulesetSelect, turnAndStakes } from "./rules-form.js";
-import { renderRulesPage, rulesCard } from "./rules-help.js";
+import { loadRulesHelp, presetTitle, renderRulesPage, rulesCard } from "./rules-help.js";
 import { ratingText } from "./result.js";
 import { renderMatch, renderReplay } from "./table.js";
 import { watchCard } from "./watch.js";
@@ -74,6 +74,7 @@ async function route() {
     });
   }
   renderNav();
+  await loadRulesHelp(); // once: every view names presets and options in plain words
   try {
     if (parts[0] === "rules") return await renderRulesPage(view, parts[1], await loadRulesets());
     if (parts[0] === "match" && parts[2] === "replay") return await renderReplay(view, Number(parts[1]), Number(parts[3]) || null);
@@ -203,7 +204,7 @@ function matchLine(m, actions) {
   const others = m.players.filter((p) => p.id !== app.me?.id).map((p) => p.username);
   return h(
     "li", { class: "match-line", dataset: { matchId: m.id } },
-    h("a", { href: `#/match/${m.id}` }, `#${m.id} ${m.ruleset}`),
+    h("a", { href: `#/match/${m.id}` }, `#${m.id} ${presetTitle(m.ruleset)}`),
     h("span", { class: "muted" }, ` ${m.status} · ${m.players.length}/${m.max_players} seats`,
       others.length ? ` · with ${others.join(", ")}` : "",
       m.buy_in ? ` · buy-in ${m.buy_in}` : ""),

@@ -29,9 +29,10 @@ export function poolBid(bid) {
   return `${bid.quantity} × ${faceName(bid.face, bid.quantity !== 1)}`;
 }
 
+export const RANKS = ["9", "10", "J", "Q", "K", "A"];
+
 // A box's five ranks as a bid names them: the most of a kind first, higher ranks first
 // (a straight stays high to low).
-export const RANKS = ["9", "10", "J", "Q", "K", "A"];
 export function handOrder(box) {
   const count = (r) => box.filter((x) => x === r).length;
   const rank = (r) => RANKS.indexOf(r);

@@ -10,7 +10,7 @@ import { followMatch } from "./live.js";
 import { announceTable, LOW_TIME_SECONDS, lowTimeWarning, noticeSettings } from "./notices.js";
 import { resultScreen } from "./result.js";
 import { roundDetails, roundsOnTable } from "./rounds.js";
-import { handsList, loadRulesHelp, presetTitle, rulesHelpButton } from "./rules-help.js";
+import { handsList, presetTitle, rulesHelpButton } from "./rules-help.js";
 import { spectatorNote } from "./watch.js";
 
 const CHAT_POLL_MS = 5000;
@@ -23,8 +23,7 @@ const namer = (match) => (seat) => {
 };
 
 export async function renderMatch(root, matchId) {
-  const [match] = await Promise.all([api(`matches/${matchId}/`), loadRulesHelp()]);
-  const table = { match, rounds: null, controlsVersion: null };
+  const table = { match: await api(`matches/${matchId}/`), rounds: null, controlsVersion: null };
   const parts = {
     head: h("div", { class: "match-head" }),
     live: h("span", { class: "live muted", "aria-live": "off" }),
@@ -442,7 +441,7 @@ export async function renderReplay(root, matchId, roundNumber = null) {
         h("button", { type: "button", testid: "replay-reveal", onclick: () => { step = record.actions.length; drawRound(); } }, "Reveal the round")));
   }
   replace(root,
-    h("h1", {}, `Replay of match #${m.id} · ${m.ruleset.replaceAll("_", " ")}`),
+    h("h1", {}, `Replay of match #${m.id} · ${presetTitle(m.ruleset)}`),
     h("p", {}, h("a", { href: `#/match/${m.id}` }, "Back to the table"),
       m.winner_seats.length ? ` · won by ${m.winner_seats.map(name).join(" and ")}` : ""),
     records.length ? h("div", { class: "buttons" }, prev, pick, next) : h("p", { class: "muted" }, "No finished rounds."),
