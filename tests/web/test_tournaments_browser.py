@@ -50,7 +50,9 @@ def _tournament(creator, name: str, **settings) -> Tournament:
 
 
 def _line(driver, tournament_id: int):
-    found = driver.find_elements("css selector", f'.tournament-line[data-tournament-id="{tournament_id}"]')
+    found = driver.find_elements(
+        "css selector", f'.tournament-line[data-tournament-id="{tournament_id}"]'
+    )
     return found[0] if found else None
 
 
@@ -58,9 +60,11 @@ def _click_in_line(driver, tournament_id: int, testid: str) -> None:
     """Clicks the line's button, again should the card's refresh re-draw it first."""
     wait(
         driver,
-        lambda d: (line := _line(d, tournament_id))
-        and (buttons := line.find_elements("css selector", by_testid(testid)))
-        and not buttons[0].click(),
+        lambda d: (
+            (line := _line(d, tournament_id))
+            and (buttons := line.find_elements("css selector", by_testid(testid)))
+            and not buttons[0].click()
+        ),
         message=f"{testid} in tournament {tournament_id}'s line",
     )
 
@@ -77,7 +81,7 @@ def _both_widths(driver, name: str, ready) -> None:
 def test_registering_for_a_sit_and_go_from_the_lobby_takes_you_to_the_table(
     live_asgi,
     bot_worker,  # noqa: F811 (the fixture imported above)
-    open_browser,  # noqa: F811
+    open_browser,
 ):
     creator = PlayerFactory()
     sit_and_go = _tournament(
@@ -94,6 +98,17 @@ def test_registering_for_a_sit_and_go_from_the_lobby_takes_you_to_the_table(
         max_entrants=16,
     )
     fill(knockout, bots=3)
+    # Bots only, playing out meanwhile: its page shows the stages once it is over.
+    bots_knockout = _tournament(
+        creator,
+        "Bots' knockout",
+        format=Tournament.Format.KNOCKOUT,
+        table_size=3,
+        advance=1,
+        min_entrants=6,
+        max_entrants=6,
+    )
+    fill(bots_knockout, bots=6)
 
     driver = open_browser(DESKTOP)
     sign_up(driver, live_asgi.url, "ada-tournament")
@@ -116,16 +131,20 @@ def test_registering_for_a_sit_and_go_from_the_lobby_takes_you_to_the_table(
     _click_in_line(driver, knockout.pk, "tournament-register")
     wait(
         driver,
-        lambda d: (line := _line(d, knockout.pk))
-        and line.find_elements("css selector", by_testid("tournament-unregister")),
+        lambda d: (
+            (line := _line(d, knockout.pk))
+            and line.find_elements("css selector", by_testid("tournament-unregister"))
+        ),
         message="registered for the knockout",
     )
     assert wallet_balance(user=ada) == before - BUY_IN
     _click_in_line(driver, knockout.pk, "tournament-unregister")
     wait(
         driver,
-        lambda d: (line := _line(d, knockout.pk))
-        and line.find_elements("css selector", by_testid("tournament-register")),
+        lambda d: (
+            (line := _line(d, knockout.pk))
+            and line.find_elements("css selector", by_testid("tournament-register"))
+        ),
         message="unregistered from the knockout",
     )
     assert wallet_balance(user=ada) == before
@@ -149,8 +168,7 @@ def test_registering_for_a_sit_and_go_from_the_lobby_takes_you_to_the_table(
     assert sit_and_go.pool == 3 * BUY_IN
 
     # The tournament's page: the table they sit at, marked, one click from play.
-    driver.get(f"{live_asgi.url}/#/tournament/{sit_and_go.pk}")
-    driver.execute_script("window.__loadedOnce = true;")
+    driver.execute_script(f"location.hash = '#/tournament/{sit_and_go.pk}'")
     play = wait(driver, lambda d: present(d, "tournament-play"), message="the your-table link")
     assert play.get_attribute("href").endswith(f"#/match/{match.pk}")
     tables = driver.find_elements("css selector", by_testid("bracket-table"))
@@ -162,4 +180,26 @@ def test_registering_for_a_sit_and_go_from_the_lobby_takes_you_to_the_table(
     assert len(standings.find_elements("css selector", "tbody tr")) == 3
     assert present(driver, "tournament-status").text == "running"
     _both_widths(driver, "tournament-page", lambda d: present(d, "tournament-bracket"))
+
+    # The bots' knockout, over: two tables of three, the winners at the final, places 1-6.
+    driver.execute_script(f"location.hash = '#/tournament/{bots_knockout.pk}'")
+    wait(
+        driver,
+        lambda d: (
+            d.execute_script(
+                "return document.querySelector('[data-testid=tournament]')?.dataset.status"
+            )
+            == "finished"
+        ),
+        seconds=240,
+        message="the bots' knockout finished",
+    )
+    stages = driver.find_elements("css selector", ".bracket-stage")
+    assert [len(s.find_elements("css selector", by_testid("bracket-table"))) for s in stages] == [
+        2,
+        1,
+    ]
+    places = present(driver, "tournament-standings").find_elements("css selector", "tbody tr")
+    assert [row.text.split()[0] for row in places] == ["1st", "2nd", "3rd", "4th", "5th", "6th"]
+    _both_widths(driver, "tournament-finished", lambda d: present(d, "tournament-bracket"))
     assert_pages_were_clean(driver)

@@ -41,9 +41,10 @@ const isMine = (t) => t.standings?.some((s) => s.player.id === app.me?.id);
 // "1st 65% (130) · 2nd 35% (70)": each paid place's share and its prize as it stands.
 function payoutLine(payout) {
   if (!payout.places.length) return h("span", { class: "muted" }, "no prizes");
-  return payout.places
+  const places = payout.places
     .map((p) => `${ordinal(p.place)} ${p.share_bp / 100}%${payout.pool ? ` (${p.prize})` : ""}`)
     .join(" · ");
+  return payout.pool ? `${places} of ${payout.pool} chips${payout.fixed ? "" : " so far"}` : places;
 }
 
 async function registration(t, verb) {
@@ -152,9 +153,9 @@ export function tournamentEvent(event) {
       flash(`${data.name} is starting: ${data.entrants} entrants${data.pool ? `, a pool of ${data.pool} chips` : ""}.`);
       break;
     case "tournament_table":
-      landAt(data.match_id, data.final
-        ? `The final table of tournament #${data.tournament_id} has started: good luck!`
-        : `Stage ${data.stage} of tournament #${data.tournament_id}: your table has started.`);
+      landAt(data.match_id, data.stage > 1 || !data.final
+        ? `Tournament #${data.tournament_id}, ${data.final ? "the final" : `stage ${data.stage}`}: your table has started.`
+        : `Tournament #${data.tournament_id}: your table has started. Good luck!`);
       break;
     case "tournament_finished":
       flash(h("span", {}, `You placed ${ordinal(data.place)} in `, link,
@@ -189,18 +190,18 @@ function payoutTable(payout) {
 
 function standingsTable(t) {
   const rows = t.standings.map((s) => h("tr", { class: s.player.id === app.me?.id ? "me" : "", dataset: { playerId: s.player.id } },
-    h("td", {}, s.place ? ordinal(s.place) : t.status === "registering" ? "" : "playing"),
+    h("td", {}, s.place ? ordinal(s.place) : "",
+      s.place && t.format === "knockout" ? h("small", { class: "muted out-in" }, `out in stage ${s.out_in_stage}`) : null),
     h("td", {}, h("a", { href: `#/profile/${encodeURIComponent(s.player.username)}` }, s.player.username),
       s.player.is_bot ? h("span", { class: "tag" }, "bot") : null),
     h("td", { class: "num" }, s.seed ?? ""),
-    h("td", { class: "num" }, s.prize ?? ""),
-    h("td", {}, s.out_in_stage ? `stage ${s.out_in_stage}` : "")));
+    h("td", { class: "num" }, s.prize ?? "")));
   return h("section", { class: "card" },
     h("h2", {}, t.status === "registering" ? `Entrants (${t.entrant_count}/${t.max_entrants})` : "Standings"),
     rows.length
       ? h("table", { class: "results", testid: "tournament-standings" },
           h("thead", {}, h("tr", {}, h("th", {}, "Place"), h("th", {}, "Player"), h("th", { class: "num" }, "Seed"),
-            h("th", { class: "num" }, "Prize"), h("th", {}, "Out in"))),
+            h("th", { class: "num" }, "Prize"))),
           h("tbody", {}, rows))
       : h("p", { class: "muted" }, "Nobody has registered yet."));
 }
@@ -210,7 +211,7 @@ function tableBox(t, stage, table, outIn) {
   const playing = table.status === "active" || table.status === "open";
   return h("li", { class: `bracket-table${mine ? " mine" : ""}`, dataset: { matchId: table.match_id }, testid: "bracket-table" },
     h("div", { class: "bracket-head" },
-      h("strong", {}, stage.final ? "Final table" : `Table ${table.number}`),
+      h("strong", {}, t.format === "sit_and_go" ? "The table" : stage.final ? "Final table" : `Table ${table.number}`),
       h("span", { class: "muted" }, playing ? " playing" : ` ${table.status}`)),
     h("ul", { class: "plain" }, table.players.map((p) => {
       const out = outIn.get(p.id) === stage.number;
@@ -227,7 +228,7 @@ function bracket(t) {
     h("h2", {}, "Stages and tables"),
     t.stages.length
       ? h("div", { class: "bracket", testid: "tournament-bracket" }, t.stages.map((stage) => h("div", { class: "bracket-stage", dataset: { stage: stage.number } },
-          h("h3", {}, stage.final ? "Final" : `Stage ${stage.number}`, h("span", { class: "muted" }, stage.finished ? " · over" : " · playing")),
+          h("h3", {}, t.format === "sit_and_go" ? "One table" : stage.final ? "Final" : `Stage ${stage.number}`, h("span", { class: "muted" }, stage.finished ? " · over" : " · playing")),
           h("ul", { class: "plain" }, stage.tables.map((table) => tableBox(t, stage, table, outIn))))))
       : h("p", { class: "muted" }, t.status === "registering" ? `The tables are drawn at the start (${startText(t)}).` : "No tables."));
 }
@@ -235,7 +236,8 @@ function bracket(t) {
 function yourTable(t) {
   for (const stage of [...t.stages].reverse()) {
     const table = stage.tables.find((x) => x.status === "active" && x.players.some((p) => p.id === app.me?.id));
-    if (table) return h("p", { class: "your-table" }, h("strong", {}, `Your table${stage.final ? ": the final" : ` in stage ${stage.number}`} is playing. `),
+    const where = t.format === "sit_and_go" ? "Your table is playing." : stage.final ? "You are at the final table." : `Your table in stage ${stage.number} is playing.`;
+    if (table) return h("p", { class: "your-table" }, h("strong", {}, `${where} `),
       h("a", { href: `#/match/${table.match_id}`, class: "button small", testid: "tournament-play" }, "Go to your table"));
   }
   return null;
