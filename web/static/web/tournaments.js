@@ -189,9 +189,10 @@ function payoutTable(payout) {
 }
 
 function standingsTable(t) {
+  const finalStage = t.stages.find((stage) => stage.final)?.number;
   const rows = t.standings.map((s) => h("tr", { class: s.player.id === app.me?.id ? "me" : "", dataset: { playerId: s.player.id } },
     h("td", {}, s.place ? ordinal(s.place) : "",
-      s.place && t.format === "knockout" ? h("small", { class: "muted out-in" }, `out in stage ${s.out_in_stage}`) : null),
+      s.place && s.out_in_stage !== finalStage ? h("small", { class: "muted out-in" }, `out in stage ${s.out_in_stage}`) : null),
     h("td", {}, h("a", { href: `#/profile/${encodeURIComponent(s.player.username)}` }, s.player.username),
       s.player.is_bot ? h("span", { class: "tag" }, "bot") : null),
     h("td", { class: "num" }, s.seed ?? ""),
@@ -206,7 +207,7 @@ function standingsTable(t) {
       : h("p", { class: "muted" }, "Nobody has registered yet."));
 }
 
-function tableBox(t, stage, table, outIn) {
+function tableBox(t, stage, table, placed) {
   const mine = table.players.some((p) => p.id === app.me?.id);
   const playing = table.status === "active" || table.status === "open";
   return h("li", { class: `bracket-table${mine ? " mine" : ""}`, dataset: { matchId: table.match_id }, testid: "bracket-table" },
@@ -214,22 +215,25 @@ function tableBox(t, stage, table, outIn) {
       h("strong", {}, t.format === "sit_and_go" ? "The table" : stage.final ? "Final table" : `Table ${table.number}`),
       h("span", { class: "muted" }, playing ? " playing" : ` ${table.status}`)),
     h("ul", { class: "plain" }, table.players.map((p) => {
-      const out = outIn.get(p.id) === stage.number;
+      // At the final the places; before it, who went out here and who goes on.
+      const entry = placed.get(p.id);
+      const out = !stage.final && entry?.out_in_stage === stage.number;
+      const mark = stage.final ? (entry ? ordinal(entry.place) : null) : playing || out ? null : "goes on";
       return h("li", { class: out ? "out" : "" }, p.username, p.id === app.me?.id ? " (you)" : "",
-        !playing && !stage.final && !out ? h("span", { class: "tag" }, "goes on") : null);
+        mark ? h("span", { class: "tag" }, mark) : null);
     })),
     h("a", { href: `#/match/${table.match_id}`, class: "button small", testid: mine && playing ? "tournament-your-table" : "tournament-watch-table" },
       mine && playing ? "Play" : playing ? "Watch" : "Replay"));
 }
 
 function bracket(t) {
-  const outIn = new Map(t.standings.filter((s) => s.out_in_stage).map((s) => [s.player.id, s.out_in_stage]));
+  const placed = new Map(t.standings.filter((s) => s.place).map((s) => [s.player.id, s]));
   return h("section", { class: "card" },
     h("h2", {}, "Stages and tables"),
     t.stages.length
       ? h("div", { class: "bracket", testid: "tournament-bracket" }, t.stages.map((stage) => h("div", { class: "bracket-stage", dataset: { stage: stage.number } },
           h("h3", {}, t.format === "sit_and_go" ? "One table" : stage.final ? "Final" : `Stage ${stage.number}`, h("span", { class: "muted" }, stage.finished ? " · over" : " · playing")),
-          h("ul", { class: "plain" }, stage.tables.map((table) => tableBox(t, stage, table, outIn))))))
+          h("ul", { class: "plain" }, stage.tables.map((table) => tableBox(t, stage, table, placed))))))
       : h("p", { class: "muted" }, t.status === "registering" ? `The tables are drawn at the start (${startText(t)}).` : "No tables."));
 }
 
