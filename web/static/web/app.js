@@ -9,6 +9,7 @@ import { loadRulesets, optionControls, rulesetSelect, turnAndStakes } from "./ru
 import { loadRulesHelp, presetTitle, renderRulesPage, rulesCard } from "./rules-help.js";
 import { ratingText } from "./result.js";
 import { renderMatch, renderReplay } from "./table.js";
+import { renderTournament, tournamentEvent, tournamentsCard } from "./tournaments.js";
 import { watchCard } from "./watch.js";
 
 const view = document.getElementById("view");
@@ -79,6 +80,7 @@ async function route() {
     if (parts[0] === "rules") return await renderRulesPage(view, parts[1], await loadRulesets());
     if (parts[0] === "match" && parts[2] === "replay") return await renderReplay(view, Number(parts[1]), Number(parts[3]) || null);
     if (parts[0] === "match") return await renderMatch(view, Number(parts[1]));
+    if (parts[0] === "tournament") return await renderTournament(view, Number(parts[1]));
     if (parts[0] === "profile") return await renderProfile(parts[1] ? decodeURIComponent(parts[1]) : app.me.username);
     return await renderLobby();
   } catch (error) {
@@ -172,6 +174,7 @@ function refreshAccountState() {
 let refreshTimer = null;
 function onAccountEvent(event) {
   if (event.type.startsWith("challenge_") || event.type.startsWith("seek_")) return matchmakingEvent(event);
+  if (event.type.startsWith("tournament_")) tournamentEvent(event);
   if (event.type === "your_turn" && event.data?.match_id) app.yourTurn.set(Number(event.data.match_id), true);
   renderNav();
   clearTimeout(refreshTimer);
@@ -237,6 +240,7 @@ async function renderLobby() {
       h("div", { class: "lobby-side" },
         quickPlay,
         h("section", { class: "card" }, h("h2", {}, "My matches"), h("div", { id: "my-matches" }, h("p", {}, "Loading…")), noticeSettings()),
+        tournamentsCard(),
         challenges,
         h("section", { class: "card" }, h("h2", {}, "Open matches"), openBox),
         watch,

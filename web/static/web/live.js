@@ -171,3 +171,37 @@ export function followAccount({ onEvent, onConnect, onMode, poll, pollMs = 8000 
   })();
   return { stop: () => control.abort() };
 }
+
+// Follows a tournament's stream (`tournaments/{id}/stream/`, the whole detail after each
+// change): onDetail(detail) for each. Without a stream, reads the detail every `pollMs`.
+// Ends by itself once the tournament is finished or cancelled. Returns {stop()}.
+export function followTournament(tournamentId, onDetail, pollMs = 5000) {
+  const control = new AbortController();
+  const { signal } = control;
+  const over = (t) => t.status === "finished" || t.status === "cancelled";
+  (async () => {
+    let streamMissing = false;
+    while (!signal.aborted) {
+      try {
+        let last = null;
+        const response = streamMissing ? null : await openStream(`tournaments/${tournamentId}/stream/`, null, signal);
+        if (response) {
+          await readEventStream(response, (m) => onDetail((last = JSON.parse(m.data))));
+          if (last && over(last)) return;
+          if (!last) await sleep(RETRY_MS, signal); // a stream ended at once: no spin
+          continue;
+        }
+        streamMissing = true;
+        last = await api(`tournaments/${tournamentId}/`, { signal });
+        onDetail(last);
+        if (over(last)) return;
+        await sleep(pollMs, signal);
+      } catch (error) {
+        if (signal.aborted) return;
+        if (error instanceof ApiError && (error.status === 401 || error.status === 404)) return;
+        await sleep(RETRY_MS * 2, signal);
+      }
+    }
+  })();
+  return { stop: () => control.abort() };
+}

@@ -46,9 +46,9 @@ export async function refreshMatchmaking() {
 
 const inLobby = () => location.hash === "" || location.hash === "#/" || location.hash === "#";
 
-// A match of ours started (a challenge accepted, a seek paired): go to its table, unless
-// another match's table is on screen (then say so, with a link).
-function landAt(matchId, why) {
+// A match of ours started (a challenge accepted, a seek paired, a tournament's table):
+// go to its table, unless another match's table is on screen (then say so, with a link).
+export function landAt(matchId, why) {
   const target = `#/match/${matchId}`;
   if (location.hash === target) return;
   if (/^#\/match\/\d+$/.test(location.hash)) {
