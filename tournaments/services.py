@@ -327,8 +327,9 @@ def _stage_build(tournament: Tournament, number: int, entries: list[Entry]) -> N
     one, else tables dealt in a snake by seed (1 2 3 3 2 1 ...), each opened and
     started. A banned entrant sits at no table: out at this stage, below the rest."""
     playing = [e for e in entries if e.user.is_active]
+    left_out = [e for e in entries if not e.user.is_active]
     if len(playing) < 2:
-        _finish(tournament, number, ranked=[[e] for e in entries])
+        _finish(tournament, number, ranked=[[e] for e in playing + left_out])
         return
     final = len(playing) <= tournament.table_size
     stage = Stage.objects.create(tournament=tournament, number=number, final=final)
@@ -366,7 +367,6 @@ def _stage_build(tournament: Tournament, number: int, entries: list[Entry]) -> N
             if not seat.player.bot_strategy
         ]
     publish(notices=notices)
-    left_out = [e for e in entries if not e.user.is_active]
     if left_out:
         _place(left_out, first=len(entries) - len(left_out) + 1, stage=number)
 
