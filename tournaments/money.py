@@ -101,20 +101,31 @@ def entries_refund(*, tournament: Tournament, entries: Sequence[Entry], actor=No
     with transaction.atomic(savepoint=False):
         ledger.accounts_lock(accounts=[pool, house, *owners.values()])
         for entry in entries:
-            for key, source in ((_entry_key(entry), pool), (_fee_key(entry), house)):
-                done = paid.get(key)
-                if done is None or source.pk == owners[entry.pk].pk:
-                    continue
+            done = paid.get(_entry_key(entry))
+            if done is not None:
                 ledger.move(
-                    source,
+                    pool,
                     owners[entry.pk],
                     done.amount,
                     TransferKind.REFUND,
-                    f"tournament_refund:{key}",
+                    f"tournament_refund:{_entry_key(entry)}",
                     scope=scope,
                     actor=actor,
                 )
                 total += done.amount
+            fee = paid.get(_fee_key(entry))
+            if fee is not None:
+                # The house may have spent the fee since (on bots' buy-ins): it pays the
+                # refund as it pays anything, minting a shortfall.
+                ledger.pay_from_house(
+                    owners[entry.pk],
+                    fee.amount,
+                    kind=TransferKind.REFUND,
+                    key=f"tournament_refund:{_fee_key(entry)}",
+                    actor=actor,
+                    scope=scope,
+                )
+                total += fee.amount
     return total
 
 
