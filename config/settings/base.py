@@ -219,6 +219,7 @@ SPECTACULAR_SETTINGS = {
         "ChallengeStatusEnum": ["pending", "accepted", "declined", "cancelled", "expired"],
         "SeekStatusEnum": ["waiting", "matched", "cancelled", "expired"],
         "PlayerReportReasonEnum": "moderation.models.PlayerReport.Reason",
+        "TournamentStatusEnum": ["registering", "running", "finished", "cancelled"],
     },
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",

@@ -1,10 +1,11 @@
-"""The browser tests' windows (tests.browser.start_chromium)."""
+"""The browser tests' windows (tests.browser.start_chromium) and the bots' worker."""
 
 import shutil
 
 import pytest
 
 from tests.browser import start_chromium
+from tests.celery.conftest import Processes
 from tests.web.test_play_page_browser import DESKTOP, emulate
 
 
@@ -24,3 +25,12 @@ def open_browser():
     for driver, profile in opened:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture
+def bot_worker(transactional_db, tmp_path):
+    """A real Celery worker: the bots play their turns through it."""
+    processes = Processes(tmp_path)
+    processes.start_worker()
+    yield processes
+    processes.stop_all()

@@ -18,7 +18,6 @@ from django.core.management import call_command
 from accounts.models import User
 from accounts.services import token_create
 from games.models import Challenge, Match, RoundRecord, Seek
-from tests.celery.conftest import Processes
 from tests.factories import PlayerFactory
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -28,15 +27,6 @@ SCREENSHOTS = ROOT / "test-screenshots"
 PASSWORD = "a-long-passphrase-42"
 DESKTOP = (1280, 1000)
 PHONE = (390, 844)
-
-
-@pytest.fixture
-def bot_worker(transactional_db, tmp_path):
-    """A real Celery worker: the bots play their turns through it."""
-    processes = Processes(tmp_path)
-    processes.start_worker()
-    yield processes
-    processes.stop_all()
 
 
 def emulate(driver, size: tuple[int, int]) -> None:

@@ -14,16 +14,14 @@ from accounts.models import User
 from games.models import Match
 from ledger.selectors import wallet_balance
 from tests.factories import FinishedMatchFactory
-from tests.web.test_play_page_browser import (  # noqa: F401 (fixtures)
+from tests.web.test_play_page_browser import (
     DESKTOP,
     PHONE,
     assert_fits_the_width,
     assert_pages_were_clean,
-    bot_worker,
     by_testid,
     create_match,
     emulate,
-    open_browser,
     play_to_the_end,
     present,
     save_screenshot,
@@ -77,7 +75,7 @@ def _result(driver):
     return wait(driver, lambda d: present(d, "result-screen"), message="the result screen")
 
 
-def test_the_result_after_a_match_against_a_bot(live_asgi, bot_worker, open_browser):  # noqa: F811
+def test_the_result_after_a_match_against_a_bot(live_asgi, bot_worker, open_browser):
     driver = open_browser(DESKTOP)
     sign_up(driver, live_asgi.url, "ada-result")
     ada = User.objects.get(username="ada-result")
@@ -135,7 +133,7 @@ def test_the_result_after_a_match_against_a_bot(live_asgi, bot_worker, open_brow
     call_command("ledger_check")
 
 
-def test_a_rematch_between_two_people_takes_both_to_the_new_match(live_asgi, open_browser):  # noqa: F811
+def test_a_rematch_between_two_people_takes_both_to_the_new_match(live_asgi, open_browser):
     ann_page = open_browser(DESKTOP)
     bob_page = open_browser(PHONE)
     sign_up(ann_page, live_asgi.url, "ann-rematch")

@@ -18,10 +18,8 @@ from tests.web.test_play_page_browser import (
     SCREENSHOTS,
     assert_fits_the_width,
     assert_no_script_errors,
-    bot_worker,  # noqa: F401 (a fixture)
     by_testid,
     my_turn_or_the_end,
-    open_browser,  # noqa: F401 (a fixture)
     present,
     save_screenshot,
     sign_up,
@@ -69,7 +67,7 @@ def assert_preset_help(panel: dict, name: str, changed: dict | None = None) -> N
 @SIZES
 def test_every_presets_rules_help_from_the_rules_page_lobby_and_create_form(
     live_asgi,
-    open_browser,  # noqa: F811 (the fixture imported above)
+    open_browser,
     size,
 ):
     from selenium.webdriver.support.ui import Select
@@ -184,8 +182,8 @@ HAND = re.compile(
 @SIZES
 def test_a_poker_dice_table_names_your_box_ranks_hands_and_opens_with_a_hand(
     live_asgi,
-    bot_worker,  # noqa: F811 (the fixture imported above)
-    open_browser,  # noqa: F811
+    bot_worker,
+    open_browser,
     size,
 ):
     from selenium.webdriver.support.ui import Select

@@ -14,12 +14,11 @@ from games.models import Match
 from ledger.selectors import wallet_balance
 from tests.factories import PlayerFactory
 from tests.tournaments.helpers import fill
-from tests.web.test_play_page_browser import (  # noqa: F401 (fixtures)
+from tests.web.test_play_page_browser import (
     DESKTOP,
     PHONE,
     assert_fits_the_width,
     assert_pages_were_clean,
-    bot_worker,
     by_testid,
     emulate,
     present,
@@ -80,7 +79,7 @@ def _both_widths(driver, name: str, ready) -> None:
 
 def test_registering_for_a_sit_and_go_from_the_lobby_takes_you_to_the_table(
     live_asgi,
-    bot_worker,  # noqa: F811 (the fixture imported above)
+    bot_worker,
     open_browser,
 ):
     creator = PlayerFactory()
