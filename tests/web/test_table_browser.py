@@ -212,12 +212,15 @@ def test_poker_dice_fits_a_phone(live_asgi, open_browser):
     open_table(phone, live_asgi.url, ann, match.pk)
     result_on_table(phone, 1)
 
-    # The box (label and five dice) takes two lines at most, its dice one.
+    # The box (label and five dice) takes two lines at most, its dice one; the hand's
+    # name is a line of its own under them.
     box = phone.find_element("css selector", by_testid("your-dice"))
     dice = box.find_elements("css selector", ".die")
     assert len(dice) == 5
     assert len({d.location["y"] for d in dice}) == 1
-    assert box.size["height"] <= 100, box.size
+    named = box.find_element("css selector", by_testid("box-hand"))
+    assert box.size["height"] - named.size["height"] <= 100, box.size
+    assert named.location["y"] > dice[0].location["y"] and named.text
     # The hand to bid: five pickers in one row.
     pickers = phone.find_elements("css selector", ".hand select")
     assert len(pickers) == 5 and len({p.location["y"] for p in pickers}) == 1

@@ -47,6 +47,7 @@ export function handText(hand) {
 
 export function bidText(bid) {
   if (!bid) return "no bid yet";
+  if (bid.hand?.[0] === "junk") return handText(bid.hand); // its text says no more
   if (bid.text) return `${bid.text} (${handText(bid.hand)})`;
   if (bid.hand) return handText(bid.hand);
   return poolBid(bid);

@@ -22,6 +22,11 @@ const namer = (match) => (seat) => {
   return entry.seat === match.your_seat ? "you" : entry.player.username;
 };
 
+// A finished match's winners are no longer "playing": they won.
+function seatStatus(m, seat) {
+  return m.status === "finished" && m.winner_seats.includes(seat.seat) ? "won" : seat.status;
+}
+
 export async function renderMatch(root, matchId) {
   const table = { match: await api(`matches/${matchId}/`), rounds: null, controlsVersion: null };
   const parts = {
@@ -203,8 +208,9 @@ function gameTable(m, controls, rounds) {
         s.player.is_bot ? h("span", { class: "tag" }, "bot") : null),
       h("div", { class: "seat-stats" },
         poker ? h("span", {}, `${s.lives} ${s.lives === 1 ? "life" : "lives"}`) : h("span", {}, `${s.dice_count} ${s.dice_count === 1 ? "die" : "dice"}`),
-        m.aborted && m.buy_in ? h("span", {}, `${m.aborted.refunds[String(s.seat)] ?? 0} chips back`) : h("span", {}, `${s.stack} chips`),
-        h("span", { class: "status" }, s.status)),
+        m.aborted && m.buy_in ? h("span", {}, `${m.aborted.refunds[String(s.seat)] ?? 0} chips back`)
+          : m.buy_in ? h("span", {}, `${s.stack} chips`) : null,
+        h("span", { class: "status" }, seatStatus(m, s))),
       shown.length ? h("div", { class: "shown" }, "shown: ", diceRow(shown)) : null);
   }));
 
