@@ -94,6 +94,10 @@ def test_the_result_after_a_match_against_a_bot(live_asgi, bot_worker, open_brow
     assert won != 0 and match.buy_in == BUY_IN and match.ante == 3
     chips = f"+{won} chips" if won > 0 else f"\N{MINUS SIGN}{-won} chips"
     assert chips in shown["chips"], shown
+    # The bar's chips followed the payout without a reload.
+    balance = f"{wallet_balance(user=ada)} chips"
+    in_bar = lambda d: balance in d.find_element("css selector", "#nav").text  # noqa: E731
+    wait(driver, in_bar, 10, f"the bar never showed {balance}")
     # Played through (the bot and the player both moved each round): rated, from 1500.
     rating = r"1[0-9]{3}\? ±1[0-9]{2} \([+\N{MINUS SIGN}][0-9]+\)"
     assert re.search(rating, shown["rating"]), shown

@@ -94,8 +94,11 @@ export async function renderMatch(root, matchId) {
     const m = table.match;
     const key = `${m.status}:${m.round?.number ?? ""}`;
     if (roundKey !== null && key !== roundKey && m.status !== "open") loadRounds().catch(() => {});
-    roundKey = key;
     const mine = m.your_seat !== null && m.your_seat !== undefined;
+    // The end pays out (and a start takes the buy-in): the chips in the bar follow, whichever
+    // way the new status arrived (a move's own answer or the stream).
+    if (mine && roundKey !== null && !roundKey.startsWith(`${m.status}:`)) refreshMe().catch(() => {});
+    roundKey = key;
     setYourTurn(m.id, mine && m.legal_actions.length > 0);
     replace(parts.head,
       h("h1", {}, `Match #${m.id} · ${presetTitle(m.ruleset)}`),
