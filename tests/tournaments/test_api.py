@@ -131,3 +131,20 @@ def test_the_creator_cancels_before_the_start_and_everyone_is_refunded():
     )
     assert data["refund"] == 50
     assert_problem(host.post(f"{URL}{tid}/cancel/", {}, format="json"), 409, "tournament_over")
+
+
+def test_the_list_filters_by_format_and_status():
+    host = client_for(PlayerFactory())
+    sit_and_go = _create(host)["id"]
+    knockout = _create(
+        host, format="knockout", table_size=4, min_entrants=4, max_entrants=16, advance=2
+    )["id"]
+    for query, ids in [
+        ("format=sit_and_go", [sit_and_go]),
+        ("format=knockout&status=registering", [knockout]),
+        ("status=finished", []),
+    ]:
+        listed = host.get(f"{URL}?{query}")  # `format` is a filter here, not a renderer
+        assert listed.status_code == 200, listed.content
+        assert [t["id"] for t in listed.json()["results"]] == ids, query
+    assert_problem(host.get(f"{URL}?format=json"), 400, "validation_error")

@@ -421,7 +421,7 @@ def test_a_challenge_is_declined_then_accepted_live_and_both_reach_the_table(
     # The second he accepts: the match starts and both land at the table, no reload.
     challenge_bob("classic")
     accept = wait(bob, lambda d: present(d, "challenge-accept"), message="the second challenge")
-    assert "classic" in present(bob, "challenges-received").text
+    assert "Classic" in present(bob, "challenges-received").text
     assert_fits_the_width(ann)
     save_screenshot(bob, "lobby-challenged")
     save_screenshot(ann, "lobby-challenge-sent")

@@ -89,8 +89,12 @@ def chat_text(driver) -> str:
 
 
 def dice_on_the_table(driver) -> int:
-    """Dice drawn on the game table (the card of the round in play and the seats)."""
-    return len(driver.find_elements("css selector", ".table .die"))
+    """Dice drawn on the game table for the round in play and the seats; an ended round's
+    revealed dice (the last round kept on the table, the earlier ones) are public."""
+    return driver.execute_script(
+        "return [...document.querySelectorAll('.table .die')]"
+        ".filter((die) => !die.closest('.last-round, .history')).length;"
+    )
 
 
 def answers_read(driver) -> tuple[set[str], list[tuple[str, object]]]:
