@@ -190,6 +190,12 @@ class AbortTooLate(ConflictError):
     code = "abort_too_late"
 
 
+class AbortNotAgreeable(ConflictError):
+    """A match its players cannot abort among themselves (a tournament's table)."""
+
+    code = "abort_not_agreeable"
+
+
 class NoAbortProposal(ConflictError):
     code = "no_abort_proposal"
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from django.db import transaction
 
+from accounts.models import User
 from games.stakes import is_house_staked
 from ledger import services as ledger
 from ledger.errors import InsufficientChips
@@ -59,7 +60,8 @@ def entry_pay(*, tournament: Tournament, entry: Entry) -> None:
         return
     wallet, house = ledger.wallet_for_user_id(entry.user_id), ledger.house_account()
     with transaction.atomic(savepoint=False):
-        ledger.accounts_lock(accounts=[wallet, pool, house])
+        # The house's row is busy (every bot's stake): locked only when a fee goes to it.
+        ledger.accounts_lock(accounts=[wallet, pool, *([house] if tournament.fee else [])])
         cost = tournament.buy_in + tournament.fee
         if wallet.balance < cost:
             raise InsufficientChips(f"You have {wallet.balance} chips; the entry costs {cost}.")
@@ -86,20 +88,27 @@ def entry_pay(*, tournament: Tournament, entry: Entry) -> None:
             )
 
 
-def entries_refund(*, tournament: Tournament, entries: Sequence[Entry], actor=None) -> int:
+def entries_refund(
+    *, tournament: Tournament, entries: Sequence[Entry], actor: User | None = None
+) -> dict[int, int]:
     """Gives each entry back exactly what it paid (buy-in from the pool, fee from the
-    house), as recorded under its keys; returns the chips refunded."""
+    house), as recorded under its keys; returns the chips refunded by entry id. Every
+    account it moves is locked at once, in the ledger's order (ascending id)."""
     scope = pool_scope(tournament.pk)
     paid = ledger.existing_transfers(
         key for entry in entries for key in (_entry_key(entry), _fee_key(entry))
     )
+    refunded = {entry.pk: 0 for entry in entries}
     if not paid:
-        return 0
+        return refunded
     pool, house = pool_account(tournament), ledger.house_account()
     owners = {entry.pk: _owner_account(entry) for entry in entries}
-    total = 0
+    # A fee's refund may mint from the issuer (ledger.pay_from_house): it is locked with
+    # the rest, never after them.
+    fees = any(_fee_key(entry) in paid for entry in entries)
+    issuer = [ledger.issuer_account()] if fees else []
     with transaction.atomic(savepoint=False):
-        ledger.accounts_lock(accounts=[pool, house, *owners.values()])
+        ledger.accounts_lock(accounts=[pool, house, *issuer, *owners.values()])
         for entry in entries:
             done = paid.get(_entry_key(entry))
             if done is not None:
@@ -112,7 +121,7 @@ def entries_refund(*, tournament: Tournament, entries: Sequence[Entry], actor=No
                     scope=scope,
                     actor=actor,
                 )
-                total += done.amount
+                refunded[entry.pk] += done.amount
             fee = paid.get(_fee_key(entry))
             if fee is not None:
                 # The house may have spent the fee since (on bots' buy-ins): it pays the
@@ -125,8 +134,8 @@ def entries_refund(*, tournament: Tournament, entries: Sequence[Entry], actor=No
                     actor=actor,
                     scope=scope,
                 )
-                total += fee.amount
-    return total
+                refunded[entry.pk] += fee.amount
+    return refunded
 
 
 def prizes_pay(*, tournament: Tournament, winners: Sequence[tuple[Entry, int]]) -> None:

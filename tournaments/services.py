@@ -11,6 +11,7 @@ that), so two tables ending at once, a task run twice or a worker killed mid-adv
 (its transaction rolled back, the beat's sweep runs it again) build each stage once.
 """
 
+import logging
 import math
 import secrets
 from dataclasses import dataclass
@@ -61,6 +62,8 @@ MAX_ENTRANTS = 256
 MIN_KNOCKOUT_TABLE = 3
 LONGEST_WAIT = timedelta(days=30)
 ENDED = (Match.Status.FINISHED, Match.Status.ABORTED)
+
+logger = logging.getLogger(__name__)
 
 
 def tournament_lock(tournament_id: int, *, skip_locked: bool = False) -> Tournament | None:
@@ -521,11 +524,8 @@ def _cancel_locked(
             abort_locked(match, actor=actor, reason="the tournament was cancelled")
             aborted.append(match.pk)
     entries = list(_registered(tournament).select_related("user"))
-    refunds = {}
+    refunds = money.entries_refund(tournament=tournament, entries=entries, actor=actor)
     for entry in entries:
-        refunds[entry.pk] = money.entries_refund(
-            tournament=tournament, entries=[entry], actor=actor
-        )
         entry.status = Entry.Status.REFUNDED
     Entry.objects.bulk_update(entries, ["status"])
     tournament.status = Tournament.Status.CANCELLED
@@ -550,6 +550,15 @@ def _cancel_locked(
 
 
 # --------------------------------------------------------------------------- follow-ups
+
+
+def table_abort_veto(match: Match) -> str | None:
+    """`games.services.endings` asks this before an abort by agreement: a tournament's
+    table is played for its places and prizes (an aborted one places its players by
+    seed), so only a moderator aborts it."""
+    if Table.objects.filter(match_id=match.pk).exists():
+        return "A tournament's table is played out: only a moderator can abort it."
+    return None
 
 
 def table_ended(match: Match) -> None:
@@ -583,13 +592,23 @@ def tournaments_sweep() -> int:
         )
         .values_list("pk", flat=True)
     )
-    changed = sum(tournament_start(tournament_id=pk, skip_locked=True) for pk in list(registering))
+    changed = _each(tournament_start, list(registering))
     ended_stages = (
         Stage.objects.filter(tournament__status=Tournament.Status.RUNNING, finished_at__isnull=True)
         .exclude(tables__match__status__in=(Match.Status.OPEN, Match.Status.ACTIVE))
         .values_list("tournament_id", flat=True)
     )
-    changed += sum(
-        tournament_advance(tournament_id=pk, skip_locked=True) for pk in list(ended_stages)
-    )
+    changed += _each(tournament_advance, list(ended_stages))
+    return changed
+
+
+def _each(step: Any, tournament_ids: list[int]) -> int:
+    """Runs `step` (its own transaction) on each tournament; one that fails is logged and
+    left for the next sweep, never holding up the others."""
+    changed = 0
+    for pk in tournament_ids:
+        try:
+            changed += step(tournament_id=pk, skip_locked=True)
+        except Exception:
+            logger.exception("tournament %s: %s failed; the next sweep retries", pk, step.__name__)
     return changed

@@ -178,8 +178,6 @@ REST_FRAMEWORK = {
         "accounts.permissions.TokenHasScope",
     ],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    # JSON only: `?format=` is the tournaments list's filter, not a renderer's name.
-    "URL_FORMAT_OVERRIDE": None,
     "DEFAULT_PARSER_CLASSES": ["core.inputs.SafeJSONParser"],
     "DEFAULT_THROTTLE_CLASSES": [
         "accounts.throttles.PerUserThrottle",

@@ -13,6 +13,7 @@ from games import services
 from games.api.base import MatchApiBase, MatchStepApi, match_step_schema
 from games.engine.limits import CLAIM_AFTER_TIMEOUTS
 from games.errors import (
+    AbortNotAgreeable,
     AbortTooLate,
     ActionNotAllowed,
     ActionOrRulesInvalid,
@@ -101,7 +102,7 @@ _ENDING = (NotSeated, StaleVersion, MatchNotActive, AlreadyOut)
     "every chip goes back as a moderator's abort gives it back. `abort_proposal` on the "
     "match shows who agreed. Refused once round 2 is in play (`abort_too_late`); the "
     "proposal lapses when round 1 ends.",
-    errors=(*_ENDING, AbortTooLate, AlreadyAgreed),
+    errors=(*_ENDING, AbortTooLate, AbortNotAgreeable, AlreadyAgreed),
 )
 class MatchAbortApi(MatchStepApi):
     def step(self, **arguments) -> services.MatchChange:

@@ -4,12 +4,15 @@ opponent is gone (their turns played by the timeout policy, `CLAIM_AFTER_TIMEOUT
 a row: they are forfeited as a timeout forfeits them). Engine calls here:
 `match_abort_agree` (engine.round_number); forfeits through `play.forfeit_seat`."""
 
+from collections.abc import Callable
+
 from django.db import transaction
 
 from accounts.models import User
 from games import engine
 from games.engine.limits import CLAIM_AFTER_TIMEOUTS
 from games.errors import (
+    AbortNotAgreeable,
     AbortTooLate,
     AlreadyAgreed,
     AlreadyOut,
@@ -27,6 +30,17 @@ from games.services.publish import publish
 from games.services.table import MatchChange
 
 _PROPOSAL_FIELDS = ["abort_proposal", "version", "event_seq"]
+# Why a match may not be aborted by its players' agreement, asked of the apps above games
+# (`abort_agreement_veto`): a tournament's table places its players by seed when aborted,
+# so agreeing with the house's bots would hand out places and prizes unplayed.
+_AGREEMENT_VETOES: list[Callable[[Match], str | None]] = []
+
+
+def abort_agreement_veto(veto: Callable[[Match], str | None]) -> None:
+    """Registers `veto(match)`: the reason the players of `match` may not abort it by
+    agreement, or None. An app above games registers it when it is ready."""
+    if veto not in _AGREEMENT_VETOES:
+        _AGREEMENT_VETOES.append(veto)
 
 
 def seat_for_request(
@@ -67,6 +81,9 @@ def match_abort_agree(
     number = engine.round_number(state)
     if number > 1:
         raise AbortTooLate(f"Round {number} is in play: a match aborts by agreement in round 1.")
+    for veto in _AGREEMENT_VETOES:
+        if reason := veto(match):
+            raise AbortNotAgreeable(reason)
     proposal = abort_proposal_standing(match, state)
     playing = [s for s in seats if s.status == Seat.Status.PLAYING]
     if proposal is None:

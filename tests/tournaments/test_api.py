@@ -148,3 +148,22 @@ def test_the_list_filters_by_format_and_status():
         assert listed.status_code == 200, listed.content
         assert [t["id"] for t in listed.json()["results"]] == ids, query
     assert_problem(host.get(f"{URL}?format=json"), 400, "validation_error")
+
+
+def test_a_tournament_table_cannot_be_aborted_by_agreement_with_the_bots():
+    """An aborted table places its players by seed: agreeing with the house's bots (who
+    agree at once) would hand out places and prizes unplayed."""
+    player = PlayerFactory()
+    host = client_for(player)
+    tid = _create(host)["id"]
+    host.post(f"{URL}{tid}/register/", {}, format="json")
+    for _ in range(2):
+        host.post(f"{URL}{tid}/bots/", {"strategy": "cautious"}, format="json")
+    assert tournament_start(tournament_id=tid)
+    match_id = host.get(f"{URL}{tid}/").json()["stages"][0]["tables"][0]["match_id"]
+    before = host.get(f"/api/v1/matches/{match_id}/").json()
+    refused = host.post(f"/api/v1/matches/{match_id}/abort/", {}, format="json")
+    assert_problem(refused, 409, "abort_not_agreeable")
+    after = host.get(f"/api/v1/matches/{match_id}/").json()
+    assert after["status"] == "active" and after["version"] == before["version"]
+    assert after["abort_proposal"] is None

@@ -289,7 +289,13 @@ def test_the_title_icon_and_live_region_tell_a_player_their_turn(live_asgi, open
     )
     # Under 15 s: the warning shows and is said, urgently.
     wait(ann_page, lambda d: present(d, "low-time"), seconds=15, message="the low-time warning")
-    assert "seconds left" in present(ann_page, "alarm").get_attribute("textContent")
+    # The region is emptied, then filled a moment later (so it is said again): wait for it.
+    wait(
+        ann_page,
+        lambda d: "seconds left" in present(d, "alarm").get_attribute("textContent"),
+        seconds=5,
+        message="the low-time alarm said",
+    )
     save_screenshot(ann_page, "your-turn-low-time")
     emulate(ann_page, PHONE)
     assert_fits_the_width(ann_page)

@@ -1,8 +1,11 @@
 """The tournaments API: list and create, the detail, register and unregister, enter a
 server bot, cancel, the payout table. Thin: services change, selectors read."""
 
+from types import SimpleNamespace
+
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
+from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -45,8 +48,16 @@ def _detail(tournament_id: int, code: int = status.HTTP_200_OK) -> Response:
     )
 
 
+class FormatIsAFilter(DefaultContentNegotiation):
+    """This list's `?format=` names a tournament format, not a renderer (DRF's
+    URL_FORMAT_OVERRIDE, which would answer 404 to `sit_and_go`)."""
+
+    settings = SimpleNamespace(URL_FORMAT_OVERRIDE=None)
+
+
 class TournamentListCreateApi(IdempotentView, APIView):
     token_scope = {"GET": "read", "POST": "play"}
+    content_negotiation_class = FormatIsAFilter
 
     @extend_schema(
         parameters=[TournamentListQuery],

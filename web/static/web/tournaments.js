@@ -69,10 +69,11 @@ function registerButton(t, registered, after = () => {}) {
     type: "button", class: registered ? "small secondary" : "small", testid: `tournament-${verb}`, disabled: full,
     "aria-label": `${registered ? "Unregister from" : "Register for"} ${t.name}`,
     onclick: async (event) => {
-      event.currentTarget.disabled = true;
+      const button = event.currentTarget; // null once the handler has awaited
+      button.disabled = true;
       const detail = await registration(t, verb);
       if (detail) after(detail);
-      else event.currentTarget.disabled = false;
+      else button.disabled = false;
     },
   }, registered ? "Unregister" : full ? "Full" : `Register${t.buy_in ? ` (${t.buy_in + t.fee})` : ""}`);
 }
