@@ -25,18 +25,12 @@ from core.live import (
     stream_limit,
 )
 from core.schema import problems
-from tournaments import selectors
+from tournaments.api.views import detail_body
 from tournaments.errors import TournamentNotFound
 from tournaments.models import Tournament
 from tournaments.notify import CHANNEL
-from tournaments.serializers import TournamentDetailOutput
 
 OVER = (Tournament.Status.FINISHED, Tournament.Status.CANCELLED)
-
-
-def _detail(tournament_id: int) -> dict[str, Any]:
-    tournament = selectors.tournament_get(tournament_id=tournament_id)
-    return TournamentDetailOutput(selectors.tournament_detail(tournament)).data
 
 
 class TournamentStreamSchema(APIView):
@@ -61,7 +55,7 @@ class TournamentStreamSchema(APIView):
 
 
 def _stream_start(request: Request, tournament_id: int) -> dict[str, Any]:
-    return _detail(tournament_id)
+    return detail_body(tournament_id)
 
 
 @live_view(TournamentStreamSchema, prepare=_stream_start)
@@ -81,7 +75,7 @@ async def _body(slot: StreamSlot, detail: dict, tournament_id: int) -> AsyncIter
                     yield beat
                 if not woken and sub.reliable:
                     continue
-                fresh = await db(_detail, tournament_id)
+                fresh = await db(detail_body, tournament_id)
                 if fresh["version"] != detail["version"]:
                     detail = fresh
                     yield sse_event(detail["version"], "tournament", detail)

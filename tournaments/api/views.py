@@ -2,6 +2,7 @@
 server bot, cancel, the payout table. Thin: services change, selectors read."""
 
 from types import SimpleNamespace
+from typing import Any
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
@@ -41,11 +42,14 @@ from tournaments.serializers import (
 TAGS = ["tournaments"]
 
 
-def _detail(tournament_id: int, code: int = status.HTTP_200_OK) -> Response:
+def detail_body(tournament_id: int) -> dict[str, Any]:
+    """A tournament's detail as the API and its stream send it."""
     tournament = selectors.tournament_get(tournament_id=tournament_id)
-    return Response(
-        TournamentDetailOutput(selectors.tournament_detail(tournament)).data, status=code
-    )
+    return TournamentDetailOutput(selectors.tournament_detail(tournament)).data
+
+
+def _detail(tournament_id: int, code: int = status.HTTP_200_OK) -> Response:
+    return Response(detail_body(tournament_id), status=code)
 
 
 class FormatIsAFilter(DefaultContentNegotiation):
