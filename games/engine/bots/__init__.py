@@ -1,27 +1,60 @@
-"""Bots: strategies for both families (`random`, `cautious`, `expert`), the timeout
-policies, random play over the full state and the simulation of many games.
+"""Bots: the strategies of both families, the timeout policies, random play over the full
+state and the simulation of many games.
 
 A strategy is `choose(view, legal, rng) -> action`: it gets only `view_for(state, seat)`
 and `legal_actions(state, seat)` (never the hidden state) and returns an action in the
 API shape without "seat" (the caller adds it). Pure: no Django, no clock, no I/O.
+
+The levels people choose, weakest first, each measured to beat the one below it in every
+preset (bench/bots.py --ladder): `easy` (believes bids too readily), `medium` (the
+`cautious` bot under its level's name), `hard` (reads bids as the truth and jumps when
+sure: the expert before the mixed one, strong but readable) and `expert` (mixed bids, a
+bluff-aware posterior, tuned per preset against exploiters). `random` and `cautious` stay
+as they were: the timeout policy plays `cautious`.
 """
 
 from __future__ import annotations
 
 import random
+from functools import partial
 
 from ..common_pool.bids import bid_key
 from ..common_pool.rules import COMMON_POOL
 from ..poker_dice.rules import POKER_DICE
-from .common_pool_strategies import cautious_pool, expert_pool
-from .poker_dice_strategies import cautious_poker, expert_poker
+from .common_pool_strategies import cautious_pool, hard_pool
+from .poker_dice_strategies import cautious_poker, hard_poker
+from .poker_expert import expert_poker
+from .pool_expert import expert_pool
 from .view_play import Strategy, entry, random_choice
+
+# How much more unlikely than the best raise a bid must look before `easy` challenges it.
+EASY_DOUBT_MARGIN = 0.25
+# How likely a poker-dice claim must look for `easy` to accept it.
+EASY_BELIEF = 0.25
 
 # The family's strategies by name; the view says which family it is.
 _BY_FAMILY: dict[str, dict[str, Strategy]] = {
-    COMMON_POOL: {"cautious": cautious_pool, "expert": expert_pool},
-    POKER_DICE: {"cautious": cautious_poker, "expert": expert_poker},
+    COMMON_POOL: {
+        "easy": partial(cautious_pool, doubt_margin=EASY_DOUBT_MARGIN),
+        "cautious": cautious_pool,
+        "hard": hard_pool,
+        "expert": expert_pool,
+    },
+    POKER_DICE: {
+        "easy": partial(cautious_poker, belief=EASY_BELIEF),
+        "cautious": cautious_poker,
+        "hard": hard_poker,
+        "expert": expert_poker,
+    },
 }
+
+
+def _by_family(name: str) -> Strategy:
+    def choose(view: dict, legal: list[dict], rng: random.Random) -> dict:
+        return _BY_FAMILY[view["family"]][name](view, legal, rng)
+
+    choose.__name__ = f"{name}_strategy"
+    return choose
 
 
 def random_strategy(view: dict, legal: list[dict], rng: random.Random) -> dict:
@@ -29,21 +62,19 @@ def random_strategy(view: dict, legal: list[dict], rng: random.Random) -> dict:
     return random_choice(view, legal, rng)
 
 
-def cautious_strategy(view: dict, legal: list[dict], rng: random.Random) -> dict:
-    """Binomial / reroll odds from its own dice; challenges unlikely bids, raises safely."""
-    return _BY_FAMILY[view["family"]]["cautious"](view, legal, rng)
-
-
-def expert_strategy(view: dict, legal: list[dict], rng: random.Random) -> dict:
-    """Infers opponents' dice from their bids, jumps, bluffs a little, uses every option."""
-    return _BY_FAMILY[view["family"]]["expert"](view, legal, rng)
-
+# Binomial / reroll odds from its own dice; challenges unlikely bids, raises safely.
+cautious_strategy = _by_family("cautious")
 
 STRATEGIES: dict[str, Strategy] = {
     "random": random_strategy,
     "cautious": cautious_strategy,
-    "expert": expert_strategy,
+    "easy": _by_family("easy"),
+    "medium": cautious_strategy,
+    "hard": _by_family("hard"),
+    "expert": _by_family("expert"),
 }
+# The levels a person picks from, weakest first.
+LEVELS = ("easy", "medium", "hard", "expert")
 
 
 def choose_action(strategy_name: str, view: dict, legal: list[dict], rng: random.Random) -> dict:
@@ -96,13 +127,13 @@ def challenge_or_lowest_bid(legal: list[dict], ones_bids: str = "half") -> dict:
 
 
 __all__ = [
+    "LEVELS",
     "STRATEGIES",
     "Strategy",
     "cautious_strategy",
     "challenge_or_lowest_bid",
     "challenge_policy_action",
     "choose_action",
-    "expert_strategy",
     "random_strategy",
     "timeout_policy_action",
 ]

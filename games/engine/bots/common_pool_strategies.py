@@ -1,9 +1,10 @@
-"""Common-pool strategies: `cautious` (binomial odds) and `expert` (inference, jumps, options).
+"""Common-pool strategies: `cautious` (binomial odds), `hard` (bids read as truth, jumps), the
+probability helpers and the table every strategy reckons with (the expert: pool_expert.py).
 
 Both read only the seat's view. The count of dice showing a face is split into what the
 seat knows (its own cup and every shown die) and the hidden cups of the other seats; the
 hidden part is a sum of binomials, one per opponent, with a per-die match probability
-that is uniform for `cautious` and shaded by each opponent's bids for `expert`.
+that is uniform for `cautious` and shaded by each opponent's bids for `hard` and `expert`.
 """
 
 from __future__ import annotations
@@ -111,7 +112,7 @@ class Table:
         )
 
     def set_weights(self, weights: dict[int, list[float]] | None) -> None:
-        """Shade the opponents' dice (expert inference); drops the cached distributions."""
+        """Shade the opponents' dice (inference from bids); drops the cached distributions."""
         self.weights = weights
         self._dist.clear()
 
@@ -222,8 +223,11 @@ def likeliest_raise(table: Table, mins: dict[int, int]) -> tuple[float, int, int
     return best
 
 
-def cautious_pool(view: dict, legal: list[dict], rng: random.Random) -> dict:
-    """Challenge when the standing bid is less likely than the best raise; else raise."""
+def cautious_pool(
+    view: dict, legal: list[dict], rng: random.Random, doubt_margin: float = 0.0
+) -> dict:
+    """Challenge when the standing bid is less likely than the best raise (by more than
+    `doubt_margin`); else raise."""
     table = Table.from_view(view)
     mins = raise_options(legal)
     challenge = entry(legal, "challenge")
@@ -233,7 +237,7 @@ def cautious_pool(view: dict, legal: list[dict], rng: random.Random) -> dict:
     if not mins:
         return challenge_action(target if target is not None else _first(challenge))
     p_raise, q, face = likeliest_raise(table, mins)
-    if target is not None and 1 - table.p_at_least(*table.bid) > p_raise:
+    if target is not None and 1 - table.p_at_least(*table.bid) > p_raise + doubt_margin:
         return challenge_action(target)
     return bid_action(q, face)
 
@@ -242,12 +246,12 @@ def _first(challenge: dict | None) -> int:
     return challenge["target_seats"][0]
 
 
-# --- expert ----------------------------------------------------------------------------
+# --- hard (the expert before the mixed one) --------------------------------------------
 
 
 @dataclass(frozen=True)
-class ExpertParams:
-    """Weights of the expert, set by hand and checked with bench/bots.py."""
+class HardParams:
+    """Weights of `hard`, set by hand (it was `expert` until the mixed expert)."""
 
     first_bid_weight: float = 1.0  # log-odds boost per die for the face of a first bid
     later_bid_weight: float = 0.5  # ... for later raises (often forced)
@@ -262,10 +266,10 @@ class ExpertParams:
     passer_honesty: float = 0.6  # share of passers that pass because they have no pair
 
 
-EXPERT = ExpertParams()
+HARD = HardParams()
 
 
-def infer_weights(view: dict, table: Table, params: ExpertParams) -> dict[int, list[float]]:
+def infer_weights(view: dict, table: Table, params: HardParams) -> dict[int, list[float]]:
     """Per-opponent face weights from their bids this round (Bayesian-ish, dice independent).
 
     A bid on face g multiplies the odds of every hidden die of the bidder showing g by
@@ -298,7 +302,7 @@ def infer_weights(view: dict, table: Table, params: ExpertParams) -> dict[int, l
     return weights
 
 
-def _show_plan(table: Table, face: int) -> tuple[list[int], int] | None:
+def show_plan(table: Table, face: int) -> tuple[list[int], int] | None:
     """Dice to show for a raise on `face` (those counting toward it) and how many reroll."""
     show = [i for i, d in enumerate(table.cup) if counts_toward(d, face, table.ones_wild)]
     rest = len(table.cup) - len(show)
@@ -307,12 +311,12 @@ def _show_plan(table: Table, face: int) -> tuple[list[int], int] | None:
     return show, rest
 
 
-def expert_raise(
-    table: Table, mins: dict[int, int], params: ExpertParams, rng: random.Random
+def hard_raise(
+    table: Table, mins: dict[int, int], params: HardParams, rng: random.Random
 ) -> tuple[float, int, int]:
-    """(probability, quantity, face) of the expert's raise.
+    """(probability, quantity, face) of hard's raise.
 
-    It jumps to the highest bid it still believes at `jump_confidence` (a bid backed by
+    `hard` jumps to the highest bid it still believes at `jump_confidence` (a bid backed by
     its own dice looks unlikely to a player who cannot see them), else takes the likeliest
     lowest raise; now and then it bluffs on a face it barely holds.
     """
@@ -338,9 +342,7 @@ def expert_raise(
     return best
 
 
-def expert_pool(
-    view: dict, legal: list[dict], rng: random.Random, params: ExpertParams = EXPERT
-) -> dict:
+def hard_pool(view: dict, legal: list[dict], rng: random.Random, params: HardParams = HARD) -> dict:
     """Compare challenge, exact, pass, show-and-reroll and raises by their odds."""
     table = Table.from_view(view)
     table.set_weights(infer_weights(view, table, params))
@@ -373,29 +375,29 @@ def _raise_options(
     legal: list[dict],
     table: Table,
     mins: dict[int, int],
-    params: ExpertParams,
+    params: HardParams,
     rng: random.Random,
 ) -> list[tuple[float, int, dict]]:
-    """The expert's raise (with dice shown when that pays) and a show-and-reroll."""
-    p, q, face = expert_raise(table, mins, params, rng)
+    """Hard's raise (with dice shown when that pays) and a show-and-reroll."""
+    p, q, face = hard_raise(table, mins, params, rng)
     action = bid_action(q, face)
     bid_entry = entry(legal, "bid")
     if bid_entry.get("can_show"):
-        plan = _show_plan(table, face)
+        plan = show_plan(table, face)
         if plan is not None and plan[0] and len(plan[0]) <= bid_entry["max_show"]:
-            p_show = _p_with_show(table, q, face, plan)
+            p_show = p_with_show(table, q, face, plan)
             if p_show >= p + params.show_gain:
                 action, p = bid_action(q, face, plan[0]), p_show
     options = [(p, 2, action)]
     if entry(legal, "show_reroll") and not view["round"]["must_raise"]:
-        best_show = _best_show_reroll(table, mins, legal)
+        best_show = best_show_reroll(table, mins, legal)
         if best_show is not None and best_show[0] >= p + params.show_gain:
             options.append((best_show[0], 3, {"type": "show_reroll", "show": best_show[1]}))
     return options
 
 
 def _challenge_options(
-    table: Table, targets: list[int], params: ExpertParams
+    table: Table, targets: list[int], params: HardParams
 ) -> list[tuple[float, int, dict]]:
     """Challenging the bidder (the bid is false) or a passer (a pair among their dice)."""
     options = []
@@ -411,24 +413,24 @@ def _challenge_options(
     return options
 
 
-def _p_with_show(table: Table, q: int, face: int, plan: tuple[list[int], int]) -> float:
+def p_with_show(table: Table, q: int, face: int, plan: tuple[list[int], int]) -> float:
     """P(raise true) if the seat shows `plan` dice and rerolls the rest of its cup."""
     kept = [table.cup[i] for i in plan[0]]
     known = table.known(face, cup=kept)
     return table.p_at_least(q, face, fresh=plan[1], known=known)
 
 
-def _best_show_reroll(
+def best_show_reroll(
     table: Table, mins: dict[int, int], legal: list[dict]
 ) -> tuple[float, list[int]] | None:
     """The show-and-reroll (after_reroll) that most improves the lowest raise on a face."""
     most = entry(legal, "show_reroll")["max_show"]
     best: tuple[float, list[int]] | None = None
     for face, q in mins.items():
-        plan = _show_plan(table, face)
+        plan = show_plan(table, face)
         if plan is None or len(plan[0]) > most:
             continue
-        p = _p_with_show(table, q, face, plan)
+        p = p_with_show(table, q, face, plan)
         if best is None or p > best[0]:
             best = (p, plan[0])
     return best

@@ -171,7 +171,7 @@ def min_index(legal_bid: dict) -> int:
     return bisect_left(BID_KEYS, key_of_hand(legal_bid["min_hand"]))
 
 
-def _index(key: Key) -> int:
+def index_of(key: Key) -> int:
     return bisect_left(BID_KEYS, key)
 
 
@@ -202,8 +202,9 @@ def reroll_action(view: dict, legal: list[dict]) -> dict:
 # --- cautious --------------------------------------------------------------------------
 
 
-def cautious_poker(view: dict, legal: list[dict], rng: random.Random) -> dict:
-    """Challenge an unlikely bid; otherwise accept, reroll for the best odds, bid low.
+def cautious_poker(view: dict, legal: list[dict], rng: random.Random, belief: float = 0.5) -> dict:
+    """Challenge a bid less than `belief` likely; otherwise accept, reroll for the best odds,
+    bid low.
 
     Its bid names just the dice that make its hand's category ("three kings"), or the
     lowest legal bid when that is higher (true when the box still meets it).
@@ -213,19 +214,19 @@ def cautious_poker(view: dict, legal: list[dict], rng: random.Random) -> dict:
         return reroll_action(view, legal)
     if "bid" in kinds:
         item = entry(legal, "bid")
-        return poker_bid(max(min_index(item), _index(category_key(box_of(view)))), item, rng)
+        return poker_bid(max(min_index(item), index_of(category_key(box_of(view)))), item, rng)
     claim = read_claim(view)
-    if "accept" not in kinds or bidder_reach(claim, claim.key, rng) < 0.5:
+    if "accept" not in kinds or bidder_reach(claim, claim.key, rng) < belief:
         return {"type": "challenge"}
     return {"type": "accept"}
 
 
-# --- expert ----------------------------------------------------------------------------
+# --- hard (the expert before the mixed one) --------------------------------------------
 
 
 @dataclass(frozen=True)
-class PokerParams:
-    """Weights of the poker-dice expert, set by hand and checked with bench/bots.py."""
+class HardPokerParams:
+    """Weights of `hard` at poker dice, set by hand (it was `expert` until the mixed expert)."""
 
     caught_rate: float = 0.5  # how often a forced lie gets challenged
     jump_lie: float = 0.1  # how much likelier a truthful bidder jumps than a liar does
@@ -233,11 +234,11 @@ class PokerParams:
     bluff_rate: float = 0.05
 
 
-POKER_EXPERT = PokerParams()
+HARD_POKER = HardPokerParams()
 
 
-def expert_poker(
-    view: dict, legal: list[dict], rng: random.Random, params: PokerParams = POKER_EXPERT
+def hard_poker(
+    view: dict, legal: list[dict], rng: random.Random, params: HardPokerParams = HARD_POKER
 ) -> dict:
     """Expected-value rerolls, truthful full-hand bids, Bayesian accept/challenge."""
     kinds = {a["type"] for a in legal}
@@ -246,7 +247,7 @@ def expert_poker(
     if "bid" in kinds:
         item = entry(legal, "bid")
         low = min_index(item)
-        real = _index(dice_key(tuple(box_of(view))))
+        real = index_of(dice_key(tuple(box_of(view))))
         if real >= low:
             # The whole truth: it can never be caught, and the next player must beat it.
             return poker_bid(real, item, rng)

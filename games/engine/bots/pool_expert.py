@@ -1,0 +1,305 @@
+"""The common-pool `expert`: mixed bids, a bluff-aware posterior, moves valued in dice.
+
+Every move is valued as the dice it is expected to win or cost under the match's own loss
+rules (`loss`, `exact_outcome`, calza), against a posterior over each opponent's hidden
+dice built from their bids this round. Bids are drawn from a softmax over their values, so
+a hand does not fix the bid: weak hands sometimes open or jump on faces they barely hold,
+strong ones sometimes raise by the minimum, at frequencies set per preset by the
+parameter search in bench/bots.py. An opponent who reads its bids as the truth gets
+caught, and one who reads them as bluffs gets caught the other way.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+
+from ..presets import PRESETS
+from .common_pool_strategies import (
+    Table,
+    base_match,
+    best_show_reroll,
+    bid_action,
+    binomial_pmf,
+    challenge_action,
+    chance_of_pair,
+    has_pair,
+    p_with_show,
+    raise_options,
+    show_plan,
+)
+from .view_play import entry
+
+
+@dataclass(frozen=True)
+class PoolParams:
+    """One preset's tuning (see `TUNED` and bench/bots.py's `--tune-expert`)."""
+
+    open_weight: float = 0.5  # posterior log-odds per die for the face of an opening bid
+    raise_weight: float = 0.3  # ... for a raise that changes face
+    follow_weight: float = 0.1  # ... for a raise on the standing bid's face
+    jump_weight: float = 0.2  # ... extra for a raise above the minimum
+    wild_share: float = 0.5  # ones are hinted by a number bid at this share
+    challenge_slope: float = 10.0  # how sharply the next player's challenges follow the odds
+    challenge_point: float = 0.45  # public odds at which the next player challenges half the time
+    pressure: float = 0.3  # dice value of leaving the next player an unlikely minimum raise
+    others_weight: float = 0.5  # value of another player's lost die beyond heads-up
+    temperature: float = 0.12  # softmax temperature over raises, in dice
+    max_jump: int = 3  # raises considered above each face's minimum
+    regain_value: float = 0.6  # value of a die won back by a right exact call
+    show_gain: float = 0.08  # show dice only when that makes the raise this much likelier
+    pass_value: float = 0.9
+    passer_honesty: float = 0.6
+
+
+# Per preset, from bench/bots.py's search against the exploiters and the previous expert.
+TUNED: dict[str, PoolParams] = {}
+DEFAULT = PoolParams()
+
+
+def params_for(view: dict) -> PoolParams:
+    """The tuned parameters of the preset whose options are closest to this match's."""
+    rules = view["rules"]
+    best, best_score = DEFAULT, -1
+    for name, params in TUNED.items():
+        preset = PRESETS[name].options()
+        score = sum(preset.get(k) == v for k, v in rules.items())
+        if score > best_score:
+            best, best_score = params, score
+    return best
+
+
+# --- the posterior ------------------------------------------------------------------------
+
+
+def posterior_weights(view: dict, table: Table, params: PoolParams) -> dict[int, list[float]]:
+    """Per-opponent face weights from their bids this round.
+
+    A bid on face g multiplies the odds of each of the bidder's hidden dice showing g by
+    exp(weight); the weight depends on what kind of bid it was (an opening says more than
+    a forced raise on the standing face). The weights are small: they are what the bids
+    are worth against an opponent who bluffs, not what they would be from an honest one.
+    """
+    weights: dict[int, list[float]] = {}
+    standing: tuple[int, int] | None = None  # (quantity, face) of the bid standing
+    for action in view["round"]["actions"]:
+        seat = action["seat"]
+        if action["type"] == "show_reroll" or (action["type"] == "bid" and "shown" in action):
+            weights.pop(seat, None)  # the bid came from dice now rerolled
+        if action["type"] != "bid":
+            continue
+        face, quantity = action["face"], action["quantity"]
+        previous, standing = standing, (quantity, face)
+        if seat == table.me or "shown" in action:
+            continue
+        if previous is None:
+            boost = params.open_weight
+        else:
+            boost = params.follow_weight if face == previous[1] else params.raise_weight
+            if quantity > _lowest_raise(table, previous, face):
+                boost += params.jump_weight
+        w = weights.setdefault(seat, [0.0] + [1.0] * 6)
+        w[face] *= math.exp(boost)
+        if table.ones_wild and face != 1:
+            w[1] *= math.exp(boost * params.wild_share)
+    return weights
+
+
+def _lowest_raise(table: Table, previous: tuple[int, int], face: int) -> int:
+    """The lowest quantity on `face` that tops `previous`."""
+    key = table.key(*previous)
+    quantity = 1
+    while table.key(quantity, face) <= key:
+        quantity += 1
+    return quantity
+
+
+# --- values in dice -----------------------------------------------------------------------
+
+
+@dataclass
+class Stakes:
+    """Who stands to lose what at a reveal, from the rules and the dice each seat holds."""
+
+    difference: bool
+    exact_all: bool  # others_lose_one: every live seat but the bidder loses one
+    spares_last: bool
+    dice: dict[int, int]  # live seat -> dice it holds
+    others_weight: float
+
+    @classmethod
+    def from_view(cls, view: dict, params: PoolParams) -> Stakes:
+        rules = view["rules"]
+        dice = {int(s): n for s, n in view["round"]["dice_counts"].items() if n > 0}
+        return cls(
+            difference=rules["loss"] == "difference",
+            exact_all=rules["exact_outcome"] == "others_lose_one",
+            spares_last=rules["exact_spares_last_die"],
+            dice=dice,
+            others_weight=1.0 if len(dice) == 2 else params.others_weight,
+        )
+
+    def lose(self, seat: int, dice: int) -> int:
+        return min(self.dice.get(seat, 0), dice if self.difference else 1)
+
+    def reveal_value(self, me: int, bidder: int, challenger: int, bid: int, actual: int) -> float:
+        """My gain in dice (others' losses weighted) when `challenger` challenges `bidder`."""
+        if actual < bid:
+            losses = {bidder: self.lose(bidder, bid - actual)}
+        elif actual > bid:
+            losses = {challenger: self.lose(challenger, actual - bid)}
+        elif self.exact_all:
+            losses = {
+                s: 1
+                for s, n in self.dice.items()
+                if s != bidder and not (self.spares_last and n == 1 and s != challenger)
+            }
+        else:
+            losses = {challenger: 1}
+        return sum(-n if s == me else self.others_weight * n for s, n in losses.items())
+
+
+def count_dist(table: Table, face: int) -> list[float]:
+    """Distribution of the count toward `face` at the reveal, from this seat's posterior."""
+    known = table.known(face)
+    return [0.0] * known + table.hidden_dist(face)
+
+
+def public_tail(table: Table, face: int) -> list[float]:
+    """P(count >= q) for every q, as a seat that sees only the shown dice would reckon."""
+    hidden = sum(table.hidden.values()) + len(table.cup)
+    shown = table.known(face, cup=[])
+    pmf = binomial_pmf(hidden, base_match(face, table.ones_wild))
+    tail = [0.0] * (shown + hidden + 2)
+    acc = 0.0
+    for k in range(hidden, -1, -1):
+        acc += pmf[k]
+        tail[shown + k] = acc
+    for q in range(shown):
+        tail[q] = 1.0
+    return tail
+
+
+def expected_reveal(
+    stakes: Stakes, dist: list[float], me: int, bidder: int, challenger: int, bid: int
+) -> float:
+    return sum(
+        p * stakes.reveal_value(me, bidder, challenger, bid, actual)
+        for actual, p in enumerate(dist)
+        if p > 1e-9
+    )
+
+
+# --- the strategy -------------------------------------------------------------------------
+
+
+def expert_pool(
+    view: dict, legal: list[dict], rng: random.Random, params: PoolParams | None = None
+) -> dict:
+    """Challenge, call exact, pass or raise, whichever is worth the most dice; bids mixed."""
+    params = params or params_for(view)
+    table = Table.from_view(view)
+    table.set_weights(posterior_weights(view, table, params))
+    stakes = Stakes.from_view(view, params)
+    mins = raise_options(legal)
+    live = sorted(stakes.dice)
+    after_me = live[(live.index(table.me) + 1) % len(live)]
+
+    bids, values = _raise_candidates(table, stakes, mins, after_me, params)
+    options: list[tuple[float, dict]] = []
+    if table.bid is not None:
+        challenge = entry(legal, "challenge")
+        if challenge and table.bidder in challenge["target_seats"]:
+            dist = count_dist(table, table.bid[1])
+            value = expected_reveal(stakes, dist, table.me, table.bidder, table.me, table.bid[0])
+            options.append((value, challenge_action(table.bidder)))
+        if challenge:
+            options += _passer_challenges(table, challenge["target_seats"], params)
+        if entry(legal, "exact"):
+            options.append((_exact_value(table, stakes, params), {"type": "exact"}))
+        if entry(legal, "pass") and not has_pair(table.cup + table.shown.get(table.me, [])):
+            options.append((params.pass_value, {"type": "pass"}))
+    if bids:
+        weights = _softmax(values, params.temperature)
+        mixed = sum(w * v for w, v in zip(weights, values, strict=True))
+        pick = rng.choices(range(len(bids)), weights)[0]
+        options.append((mixed, _with_show(view, legal, table, bids[pick], params)))
+    best = max(options, key=lambda o: o[0])
+    return best[1]
+
+
+def _softmax(values: list[float], temperature: float) -> list[float]:
+    top = max(values)
+    weights = [math.exp((v - top) / temperature) for v in values]
+    total = sum(weights)
+    return [w / total for w in weights]
+
+
+def _raise_candidates(
+    table: Table, stakes: Stakes, mins: dict[int, int], responder: int, params: PoolParams
+) -> tuple[list[tuple[int, int]], list[float]]:
+    """Every raise up to `max_jump` above each face's minimum, with its value in dice.
+
+    A raise is challenged by the next player with a chance that follows how unlikely it
+    looks to someone who cannot see this seat's dice; if it is not challenged, the next
+    player has to raise past it, which is worth `pressure` times how unlikely their own
+    lowest raise would look.
+    """
+    bids: list[tuple[int, int]] = []
+    values: list[float] = []
+    for face, low in mins.items():
+        dist = count_dist(table, face)
+        public = public_tail(table, face)
+        top = min(table.total, low + params.max_jump)
+        for quantity in range(low, top + 1):
+            seen = public[quantity] if quantity < len(public) else 0.0
+            after = public[quantity + 1] if quantity + 1 < len(public) else 0.0
+            called = 1 / (1 + math.exp(params.challenge_slope * (seen - params.challenge_point)))
+            if_called = expected_reveal(stakes, dist, table.me, table.me, responder, quantity)
+            if_raised = params.pressure * (1 - after)
+            bids.append((quantity, face))
+            values.append(called * if_called + (1 - called) * if_raised)
+    return bids, values
+
+
+def _exact_value(table: Table, stakes: Stakes, params: PoolParams) -> float:
+    p_exact = table.p_exactly(*table.bid)
+    mine = len(table.cup) + len(table.shown.get(table.me, []))
+    regain = params.regain_value if mine < table.dice_per_player else 0.0
+    return p_exact * regain - (1 - p_exact) * stakes.lose(table.me, 1)
+
+
+def _passer_challenges(
+    table: Table, targets: list[int], params: PoolParams
+) -> list[tuple[float, dict]]:
+    options = []
+    for seat in targets:
+        if seat == table.bidder:
+            continue
+        p_pair = chance_of_pair(table.shown.get(seat, []), table.hidden.get(seat, 0))
+        p_caught = p_pair * (1 - params.passer_honesty)
+        options.append((2 * p_caught - 1, challenge_action(seat)))
+    return options
+
+
+def _with_show(
+    view: dict, legal: list[dict], table: Table, bid: tuple[int, int], params: PoolParams
+) -> dict:
+    """The raise, with dice shown or after a show-and-reroll when that makes it likelier."""
+    quantity, face = bid
+    p = table.p_at_least(quantity, face)
+    bid_entry = entry(legal, "bid")
+    if bid_entry.get("can_show"):
+        plan = show_plan(table, face)
+        if (
+            plan is not None
+            and len(plan[0]) <= bid_entry["max_show"]
+            and p_with_show(table, quantity, face, plan) >= p + params.show_gain
+        ):
+            return bid_action(quantity, face, plan[0])
+    if entry(legal, "show_reroll") and not view["round"]["must_raise"]:
+        best = best_show_reroll(table, raise_options(legal), legal)
+        if best is not None and best[0] >= p + params.show_gain:
+            return {"type": "show_reroll", "show": best[1]}
+    return bid_action(quantity, face)
