@@ -6,7 +6,7 @@ and `legal_actions(state, seat)` (never the hidden state) and returns an action 
 API shape without "seat" (the caller adds it). Pure: no Django, no clock, no I/O.
 
 The levels people choose, weakest first, each measured to beat the one below it in every
-preset (bench/bots.py --ladder): `easy` (believes bids too readily), `medium` (the
+preset (bench/bots.py --ladder): `easy` (calls "liar" too readily), `medium` (the
 `cautious` bot under its level's name), `hard` (reads bids as the truth and jumps when
 sure: the expert before the mixed one, strong but readable) and `expert` (mixed bids, a
 bluff-aware posterior, tuned per preset against exploiters). `random` and `cautious` stay
@@ -27,10 +27,11 @@ from .poker_expert import expert_poker
 from .pool_expert import expert_pool
 from .view_play import Strategy, entry, random_choice
 
-# How much more unlikely than the best raise a bid must look before `easy` challenges it.
-EASY_DOUBT_MARGIN = 0.25
-# How likely a poker-dice claim must look for `easy` to accept it.
-EASY_BELIEF = 0.25
+# `easy` calls "liar" too readily, the commonest beginner's mistake: it challenges a bid
+# unless it is this much less likely to be false than its own best raise is to be true...
+EASY_DOUBT_MARGIN = -0.3
+# ... and a poker-dice claim unless it looks at least this likely.
+EASY_BELIEF = 0.8
 
 # The family's strategies by name; the view says which family it is.
 _BY_FAMILY: dict[str, dict[str, Strategy]] = {

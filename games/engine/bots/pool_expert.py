@@ -24,6 +24,7 @@ from .common_pool_strategies import (
     binomial_pmf,
     challenge_action,
     chance_of_pair,
+    convolve,
     has_pair,
     p_with_show,
     raise_options,
@@ -36,11 +37,11 @@ from .view_play import entry
 class PoolParams:
     """One preset's tuning (see `TUNED` and bench/bots.py's `--tune-expert`)."""
 
-    open_weight: float = 0.5  # posterior log-odds per die for the face of an opening bid
-    raise_weight: float = 0.3  # ... for a raise that changes face
-    follow_weight: float = 0.1  # ... for a raise on the standing bid's face
-    jump_weight: float = 0.2  # ... extra for a raise above the minimum
-    wild_share: float = 0.5  # ones are hinted by a number bid at this share
+    open_weight: float = 1.0  # how much an opening bid says about the bidder's dice (likelihood)
+    raise_weight: float = 0.8  # ... a raise that changes face
+    follow_weight: float = 0.3  # ... a raise on the standing bid's face
+    jump_weight: float = 0.5  # ... added for a raise above the minimum
+    bluff: float = 0.3  # how often opponents are taken to bid a face they lack
     challenge_slope: float = 10.0  # how sharply the next player's challenges follow the odds
     challenge_point: float = 0.45  # public odds at which the next player challenges half the time
     pressure: float = 0.3  # dice value of leaving the next player an unlikely minimum raise
@@ -72,21 +73,25 @@ def params_for(view: dict) -> PoolParams:
 
 # --- the posterior ------------------------------------------------------------------------
 
+# Opponent seat -> (face, weight) of each of its bids this round.
+Evidence = dict[int, list[tuple[int, float]]]
 
-def posterior_weights(view: dict, table: Table, params: PoolParams) -> dict[int, list[float]]:
-    """Per-opponent face weights from their bids this round.
 
-    A bid on face g multiplies the odds of each of the bidder's hidden dice showing g by
-    exp(weight); the weight depends on what kind of bid it was (an opening says more than
-    a forced raise on the standing face). The weights are small: they are what the bids
-    are worth against an opponent who bluffs, not what they would be from an honest one.
+def bid_evidence(
+    view: dict, table: Table, params: PoolParams
+) -> dict[int, list[tuple[int, float]]]:
+    """(face, weight) of each opponent's bids this round, since their last reroll.
+
+    The weight says how much a bid of that kind tells about the bidder's dice: an opening
+    more than a forced raise on the standing face, a jump more than the lowest raise. A
+    negative weight reads the bid as a sign that the bidder lacks the face.
     """
-    weights: dict[int, list[float]] = {}
+    evidence: Evidence = {}
     standing: tuple[int, int] | None = None  # (quantity, face) of the bid standing
     for action in view["round"]["actions"]:
         seat = action["seat"]
         if action["type"] == "show_reroll" or (action["type"] == "bid" and "shown" in action):
-            weights.pop(seat, None)  # the bid came from dice now rerolled
+            evidence.pop(seat, None)  # the bid came from dice now rerolled
         if action["type"] != "bid":
             continue
         face, quantity = action["face"], action["quantity"]
@@ -94,16 +99,59 @@ def posterior_weights(view: dict, table: Table, params: PoolParams) -> dict[int,
         if seat == table.me or "shown" in action:
             continue
         if previous is None:
-            boost = params.open_weight
+            weight = params.open_weight
         else:
-            boost = params.follow_weight if face == previous[1] else params.raise_weight
+            weight = params.follow_weight if face == previous[1] else params.raise_weight
             if quantity > _lowest_raise(table, previous, face):
-                boost += params.jump_weight
-        w = weights.setdefault(seat, [0.0] + [1.0] * 6)
-        w[face] *= math.exp(boost)
-        if table.ones_wild and face != 1:
-            w[1] *= math.exp(boost * params.wild_share)
-    return weights
+                weight += params.jump_weight
+        evidence.setdefault(seat, []).append((face, weight))
+    return evidence
+
+
+def likelihood(weight: float, bluff: float, count: int) -> float:
+    """P(a bid of this kind on a face | the bidder holds `count` dice counting toward it).
+
+    A bidder bids a face it holds, or bluffs whatever it holds, at the rate `bluff`; so
+    the evidence of one bid is never worth more than 1 / bluff, however sure it sounds.
+    """
+    if weight >= 0:
+        return bluff + (1 - bluff) * (1 - math.exp(-weight * count))
+    return bluff + (1 - bluff) * math.exp(weight * count)
+
+
+class PosteriorTable(Table):
+    """The table with each opponent's hidden count of a face weighed by their bids on it."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.evidence: Evidence = {}
+        self.bluff = 1.0
+
+    def observe(self, evidence: Evidence, bluff: float) -> None:
+        self.evidence = evidence
+        self.bluff = bluff
+        self._dist.clear()
+
+    def hidden_dist(self, face: int) -> list[float]:
+        dist = self._dist.get(face)
+        if dist is None:
+            dist = [1.0]
+            for seat, n in self.hidden.items():
+                if n > 0:
+                    dist = convolve(dist, self._seat_pmf(seat, n, face))
+            self._dist[face] = dist
+        return dist
+
+    def _seat_pmf(self, seat: int, n: int, face: int) -> list[float]:
+        pmf = list(binomial_pmf(n, base_match(face, self.ones_wild)))
+        weights = [w for f, w in self.evidence.get(seat, ()) if f == face]
+        if not weights:
+            return pmf
+        for k in range(n + 1):
+            for w in weights:
+                pmf[k] *= likelihood(w, self.bluff, k)
+        total = sum(pmf)
+        return [x / total for x in pmf]
 
 
 def _lowest_raise(table: Table, previous: tuple[int, int], face: int) -> int:
@@ -160,7 +208,7 @@ class Stakes:
         return sum(-n if s == me else self.others_weight * n for s, n in losses.items())
 
 
-def count_dist(table: Table, face: int) -> list[float]:
+def count_dist(table: PosteriorTable, face: int) -> list[float]:
     """Distribution of the count toward `face` at the reveal, from this seat's posterior."""
     known = table.known(face)
     return [0.0] * known + table.hidden_dist(face)
@@ -199,8 +247,8 @@ def expert_pool(
 ) -> dict:
     """Challenge, call exact, pass or raise, whichever is worth the most dice; bids mixed."""
     params = params or params_for(view)
-    table = Table.from_view(view)
-    table.set_weights(posterior_weights(view, table, params))
+    table = PosteriorTable.from_view(view)
+    table.observe(bid_evidence(view, table, params), params.bluff)
     stakes = Stakes.from_view(view, params)
     mins = raise_options(legal)
     live = sorted(stakes.dice)
