@@ -15,12 +15,15 @@ export async function loadBotLevels() {
 }
 
 const levelName = (strategy) => `${strategy[0].toUpperCase()}${strategy.slice(1)} bot`;
+let pickerCounter = 0;
 
-// A level select and a line under it saying what the chosen level plays like.
+// A level select and a line under it saying what the chosen level plays like (which
+// screen readers read with the select).
 export function botLevelPicker() {
-  const choice = select({ class: "bot-level", testid: "bot-level", "aria-label": "Bot level" },
+  const noteId = `bot-note-${++pickerCounter}`;
+  const choice = select({ class: "bot-level", testid: "bot-level", "aria-label": "Bot level", "aria-describedby": noteId },
     levels.map((bot) => [bot.strategy, levelName(bot.strategy)]), DEFAULT_LEVEL);
-  const note = h("small", { class: "bot-note muted", testid: "bot-level-note" });
+  const note = h("small", { class: "bot-note muted", testid: "bot-level-note", id: noteId });
   const describe = () => { note.textContent = levels.find((bot) => bot.strategy === choice.value).description; };
   choice.addEventListener("change", describe);
   describe();
