@@ -29,6 +29,7 @@ INDEX_LINKS: dict[str, str | tuple[str, ...]] = {
     "leaderboard": "leaderboard",
     "rulesets": "rulesets",
     "rules_help": "rules-help",
+    "bots": "bots",
     "matches": "matches",
     "match": ("match", "match_id"),
     "match_join": ("match-join", "match_id"),

@@ -19,7 +19,7 @@ from games.engine.limits import (
     MIN_FACE,
     MIN_PLAYERS,
 )
-from games.services.bot_players import STRATEGIES
+from games.services.bot_players import STRATEGY_CHOICES, STRATEGY_HELP
 from games.shapes import RuleOptionsInput
 
 PRESET_NAMES = sorted(engine.PRESETS)
@@ -50,7 +50,7 @@ class RuleOptionsField(serializers.DictField):
 
 
 class BotInput(StrictInput):
-    strategy = serializers.ChoiceField(choices=STRATEGIES)
+    strategy = serializers.ChoiceField(choices=STRATEGY_CHOICES, help_text=STRATEGY_HELP)
 
 
 class MatchCreateInput(StrictInput):
@@ -67,12 +67,17 @@ class MatchCreateInput(StrictInput):
     ante = StrictIntegerField(min_value=0, max_value=1_000_000, required=False, default=0)
     private = StrictBooleanField(required=False, default=False)
     rated = StrictBooleanField(required=False, default=True, help_text=RATED_HELP)
-    bots = BotInput(many=True, required=False, default=list)
+    bots = BotInput(
+        many=True,
+        required=False,
+        default=list,
+        help_text="Server bots seated after you, in order (see GET /bots/ for the levels).",
+    )
     on_timeout = serializers.ChoiceField(
         choices=["auto", "challenge", "forfeit"],
         required=False,
         default="auto",
-        help_text="auto: the cautious bot plays for an absent player (out after "
+        help_text="auto: the cautious (medium) bot plays for an absent player (out after "
         "max_timeouts in a row); challenge: the standing bid is challenged; forfeit: out.",
     )
     max_timeouts = StrictIntegerField(min_value=1, max_value=20, required=False, default=3)

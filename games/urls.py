@@ -4,6 +4,7 @@ from django.urls import path
 
 from games.api import (
     actions,
+    bots,
     challenges,
     history,
     leaderboard,
@@ -17,6 +18,7 @@ from games.api import (
 urlpatterns = [
     path("rulesets/", rulesets.RulesetListApi.as_view(), name="rulesets"),
     path("rulesets/help/", rulesets.RulesHelpApi.as_view(), name="rules-help"),
+    path("bots/", bots.BotListApi.as_view(), name="bots"),
     path("leaderboard/", leaderboard.LeaderboardApi.as_view(), name="leaderboard"),
     path("matches/", matches.MatchListCreateApi.as_view(), name="matches"),
     path("matches/<int:match_id>/", matches.MatchDetailApi.as_view(), name="match"),

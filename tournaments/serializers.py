@@ -9,7 +9,7 @@ from core.pagination import CursorQuery
 from games.engine.limits import MAX_PLAYERS, MIN_PLAYERS
 from games.models import Match
 from games.serializers import PRESET_NAMES, RuleOptionsField
-from games.services.bot_players import STRATEGIES
+from games.services.bot_players import STRATEGY_CHOICES, STRATEGY_HELP
 from tournaments.models import Tournament
 from tournaments.services import MAX_ENTRANTS
 
@@ -63,7 +63,7 @@ class TournamentCreateInput(StrictInput):
 
 
 class TournamentBotInput(StrictInput):
-    strategy = serializers.ChoiceField(choices=STRATEGIES)
+    strategy = serializers.ChoiceField(choices=STRATEGY_CHOICES, help_text=STRATEGY_HELP)
 
 
 class TournamentListQuery(CursorQuery):

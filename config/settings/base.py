@@ -220,6 +220,8 @@ SPECTACULAR_SETTINGS = {
         "SeekStatusEnum": ["waiting", "matched", "cancelled", "expired"],
         "PlayerReportReasonEnum": "moderation.models.PlayerReport.Reason",
         "TournamentStatusEnum": ["registering", "running", "finished", "cancelled"],
+        # A bot's `strategy` wherever a match or a tournament seats one, and in GET /bots/.
+        "StrategyEnum": "games.services.bot_players.STRATEGIES",
     },
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",

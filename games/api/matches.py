@@ -151,8 +151,9 @@ class MatchBotsApi(MatchApiBase):
         parameters=[IDEMPOTENCY_HEADER],
         tags=["matches"],
         summary="Seat a bot (creator, before the start)",
-        description="Seats a server bot (`random`, `cautious` or `expert`) in the next free "
-        "seat; filling the last seat starts the match. Answers 201: a seat was created.",
+        description="Seats a server bot of the `strategy` named (a level: `easy`, `medium`, "
+        "`hard` or `expert`; GET /bots/ says what each plays like) in the next free seat; "
+        "filling the last seat starts the match. Answers 201: a seat was created.",
         extensions=problems(NotCreator, MatchFull, MatchNotOpen, InsufficientChips),
     )
     @idempotent

@@ -18,9 +18,37 @@ from games.models import Match
 from games.services.locks import bot_name_try_lock
 
 STRATEGIES = tuple(bots.STRATEGIES)
+# What each strategy plays like, in plain words for whoever picks one (GET /bots/ and
+# the play page's bot picker).
+DESCRIPTIONS = {
+    "easy": "Believes bids too readily: it calls liar late and is easy to bluff.",
+    "medium": "Plays the odds of its own dice: calls unlikely bids and raises safely.",
+    "hard": "Takes every bid as the truth and jumps when it is sure: strong but readable.",
+    "expert": "Mixes bluffs with honest bids from the same hands and weighs how often "
+    "each player bluffs.",
+    "random": "Any legal move at random: for testing a client, not a game.",
+    "cautious": "The medium bot under its first name; it also plays for a player who ran "
+    "out of time (`on_timeout: auto`).",
+}
+# For a `strategy` field: the schema's enum then says what each value plays like.
+STRATEGY_CHOICES = [(s, DESCRIPTIONS[s]) for s in STRATEGIES]
+STRATEGY_HELP = (
+    "The bot's level: `easy`, `medium`, `hard` or `expert`, weakest first (GET /bots/ "
+    "lists them); `random` and `cautious` (the medium bot's first name) are taken too."
+)
 # Tries at a free username before giving up; a name is taken only by a concurrent
 # creation or by an account registered before the prefix was reserved.
 _NAME_ATTEMPTS = 20
+
+
+def strategy_list() -> list[dict]:
+    """Every strategy a server bot plays: the levels weakest first (`level` 1 up), then
+    the ones outside the ladder (`level` null)."""
+    levels = {name: rank for rank, name in enumerate(bots.LEVELS, start=1)}
+    ordered = [*bots.LEVELS, *(s for s in STRATEGIES if s not in levels)]
+    return [
+        {"strategy": s, "level": levels.get(s), "description": DESCRIPTIONS[s]} for s in ordered
+    ]
 
 
 def server_bots(strategy: str) -> QuerySet[User]:

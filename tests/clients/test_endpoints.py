@@ -59,7 +59,9 @@ def test_lobby_play_chat_history_challenges_and_seeks(live_asgi, new_client):
     assert bob.join(match.id).your_seat == 1
     assert bob.leave(match.id).your_seat is None
     bob.join(match.id)
-    assert len(ann.add_bot(match.id, "random").seats) == 3  # full: it starts
+    ladder = [(b.strategy, b.level) for b in ann.bots() if b.level is not None]
+    assert ladder == [("easy", 1), ("medium", 2), ("hard", 3), ("expert", 4)]
+    assert len(ann.add_bot(match.id, "hard").seats) == 3  # full: it starts
     assert any(s["id"] == match.id for s in ann.pages(ann.matches(mine=True)))
     ann.send_message(match.id, "good luck")
     assert [m["text"] for m in ann.pages(ann.messages(match.id))] == ["good luck"]

@@ -42,6 +42,7 @@ COMPONENTS = {
     models.OptionHelp: ["OptionHelp"],
     models.OptionValueHelp: ["OptionValueHelp"],
     models.HandHelp: ["HandHelp"],
+    models.BotStrategy: ["BotStrategyOutput"],
     models.PresetHelp: ["PresetHelp"],
 }
 

@@ -1,6 +1,7 @@
 """The server's bots: no registration can take a bot's seat or its chips, and bots staked
 by the house let any number of tables seat one bot at once."""
 
+import random
 import threading
 
 import pytest
@@ -8,16 +9,70 @@ from django.core.management import call_command
 from django.db import connection, transaction
 
 from accounts.models import User
+from games.engine.bots import LEVELS
 from games.models import Match
-from games.services.bot_players import server_bot
+from games.services.bot_players import STRATEGIES, server_bot
 from ledger.models import Account, AccountKind, Transfer, TransferKind
 from ledger.selectors import wallet_balance
 from ledger.services import signup_grant
 from tests.conftest import client_for
-from tests.factories import STRONG_PASSWORD, PlayerFactory
+from tests.factories import STRONG_PASSWORD, PlayerFactory, play_match_out
 from tests.games.helpers import MATCHES
 
 REGISTER = "/api/v1/auth/register/"
+BOTS = "/api/v1/bots/"
+
+
+@pytest.mark.django_db
+def test_the_bots_list_names_the_levels_weakest_first_then_the_other_strategies(api_client):
+    response = api_client.get(BOTS)
+    assert response.status_code == 200, response.content
+    listed = response.json()
+    assert [(b["strategy"], b["level"]) for b in listed] == [
+        ("easy", 1),
+        ("medium", 2),
+        ("hard", 3),
+        ("expert", 4),
+        ("random", None),
+        ("cautious", None),
+    ]
+    assert {b["strategy"] for b in listed} == set(STRATEGIES)
+    assert all(b["description"] for b in listed)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("ruleset", ["classic", "poker_dice"])
+def test_every_level_is_seated_through_the_api_and_plays_a_match_out(ruleset):
+    """Two levels seated with the new match, two by its `bots/` (the last fills the table
+    and starts it); each bot then plays its own strategy to the end."""
+    creator = PlayerFactory()
+    api = client_for(creator)
+    options = {"dice_per_player": 2} if ruleset == "classic" else {}
+    response = api.post(
+        MATCHES,
+        {
+            "ruleset": ruleset,
+            "options": options,
+            "max_players": 1 + len(LEVELS),
+            "turn_seconds": 60,
+            "bots": [{"strategy": s} for s in LEVELS[:2]],
+        },
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    match_id = response.json()["id"]
+    for strategy in LEVELS[2:]:
+        seated = api.post(f"{MATCHES}{match_id}/bots/", {"strategy": strategy}, format="json")
+        assert seated.status_code == 201, seated.content
+    assert seated.json()["status"] == "active"
+    match = Match.objects.get(pk=match_id)
+    seats = match.seats.select_related("player").order_by("seat")
+    assert [s.player.bot_strategy for s in seats][1:] == list(LEVELS)
+    # The creator resigns: the four levels play on among themselves to a winner.
+    assert api.post(f"{MATCHES}{match_id}/resign/", {}, format="json").status_code == 200
+    play_match_out(match, random.Random(0))
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED
 
 
 @pytest.mark.django_db

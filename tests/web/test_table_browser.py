@@ -261,3 +261,50 @@ def test_the_lobby_on_a_phone_puts_play_first(live_asgi, open_browser):
             assert top["quick play"] == top["create"] < top["my matches"], top
         save_screenshot(driver, "lobby")
         assert_fits_the_width(driver)
+
+
+def test_bots_are_picked_by_level_in_the_form_and_at_the_open_table(live_asgi, open_browser):
+    """The four levels, weakest first, medium chosen, each saying what it plays like; the
+    bots seated play the levels picked, from the form and from the open table alike."""
+    from selenium.webdriver.support.ui import Select
+
+    from games.services.bot_players import DESCRIPTIONS
+
+    ann = PlayerFactory(username="ann")
+    for size in (PHONE, DESKTOP):
+        driver = open_browser(size)
+        log_in(driver, live_asgi.url, ann)
+        wait(driver, lambda d: present(d, "add-bot"), message="the lobby")
+        for _ in range(2):
+            present(driver, "add-bot").click()
+        pickers = driver.find_elements("css selector", "form.create .bot-row")
+        levels = [Select(p.find_element("css selector", "select")) for p in pickers]
+        assert [o.text for o in levels[0].options] == [
+            "Easy bot",
+            "Medium bot",
+            "Hard bot",
+            "Expert bot",
+        ]
+        assert levels[0].first_selected_option.get_attribute("value") == "medium"
+        assert DESCRIPTIONS["medium"] in pickers[0].text
+        levels[1].select_by_value("hard")
+        assert DESCRIPTIONS["hard"] in pickers[1].text
+        seats = driver.find_element("css selector", 'form.create input[name="max_players"]')
+        seats.clear()
+        seats.send_keys("5")
+        save_screenshot(driver, "create-bots")
+        assert_fits_the_width(driver)
+        present(driver, "create-match").click()
+        wait(driver, lambda d: present(d, "start-match"), message="the open table")
+
+        picker = Select(present(driver, "bot-level"))
+        picker.select_by_value("expert")
+        assert present(driver, "bot-level-note").text == DESCRIPTIONS["expert"]
+        save_screenshot(driver, "open-table-bots")
+        assert_fits_the_width(driver)
+        present(driver, "add-bot").click()
+        match_id = int(driver.current_url.rsplit("/", 1)[-1])
+        wait(driver, lambda d: "(4/5)" in d.page_source, message="the expert bot seated")
+        seated = Match.objects.get(pk=match_id).seats.select_related("player").order_by("seat")
+        assert [s.player.bot_strategy for s in seated][1:] == ["medium", "hard", "expert"]
+        assert_no_script_errors(driver)

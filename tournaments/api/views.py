@@ -221,7 +221,9 @@ class TournamentBotsApi(IdempotentView, APIView):
         parameters=[IDEMPOTENCY_HEADER],
         tags=TAGS,
         summary="Enter one of the server's bots (the creator, where bots are allowed)",
-        description="The house pays its buy-in and takes its prize, as at any table.",
+        description="A bot of the `strategy` named (a level: `easy`, `medium`, `hard` or "
+        "`expert`; see GET /bots/). The house pays its buy-in and takes its prize, as at "
+        "any table.",
         extensions=problems(
             TournamentNotFound,
             NotTournamentCreator,

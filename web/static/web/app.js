@@ -1,6 +1,7 @@
 // The play page: a small router over views built only on the public API.
 
 import { api, ApiError, session } from "./api.js";
+import { botLevelPicker, loadBotLevels } from "./bots.js";
 import { field, h, replace, select } from "./dom.js";
 import { followAccount } from "./live.js";
 import { challengeCard, matchmakingEvent, quickPlayCard, refreshMatchmaking } from "./matchmaking.js";
@@ -18,8 +19,6 @@ const flashBox = document.getElementById("flash");
 
 export const app = { me: null, cleanup: [], yourTurn: new Map(), myMatches: [] };
 let account = null;
-
-const STRATEGIES = ["cautious", "expert", "random"];
 
 // A message for a moment; an error, or one with a link to follow, stays until the next.
 export function flash(message, kind = "info") {
@@ -277,20 +276,22 @@ async function join(matchId) {
 }
 
 async function createForm() {
-  await loadRulesets();
+  await Promise.all([loadRulesets(), loadBotLevels()]);
   const ruleset = rulesetSelect({ testid: "ruleset-select", name: "ruleset" });
   const options = optionControls(ruleset);
   const settings = turnAndStakes();
   const maxPlayers = h("input", { type: "number", name: "max_players", min: 2, max: 8, value: 2, required: true });
   const onTimeout = select({ name: "on_timeout" }, [
-    ["auto", "a cautious bot plays for them"], ["challenge", "the bid is challenged"], ["forfeit", "they are out"],
+    ["auto", "a medium bot plays for them"], ["challenge", "the bid is challenged"], ["forfeit", "they are out"],
   ], "auto");
   const isPrivate = h("input", { type: "checkbox", name: "private" });
   const bots = h("ul", { class: "plain bots", "aria-label": "Bots" });
   const addBot = () => {
-    const strategy = select({ "aria-label": "Bot strategy" }, STRATEGIES.map((s) => [s, `${s} bot`]), "cautious");
-    const row = h("li", { class: "bot-row" }, strategy,
-      h("button", { type: "button", class: "small", onclick: () => row.remove(), "aria-label": "Remove this bot" }, "Remove"));
+    const level = botLevelPicker();
+    const row = h("li", { class: "bot-row" },
+      h("div", { class: "buttons" }, level.choice,
+        h("button", { type: "button", class: "small", onclick: () => row.remove(), "aria-label": "Remove this bot" }, "Remove")),
+      level.note);
     bots.append(row);
     maxPlayers.value = Math.max(Number(maxPlayers.value), bots.children.length + 1);
   };
@@ -299,7 +300,7 @@ async function createForm() {
     const body = {
       ruleset: ruleset.value, options: options.read(), max_players: Number(maxPlayers.value),
       ...settings.read(), private: isPrivate.checked, on_timeout: onTimeout.value,
-      bots: [...bots.querySelectorAll("select")].map((s) => ({ strategy: s.value })),
+      bots: [...bots.querySelectorAll("select.bot-level")].map((s) => ({ strategy: s.value })),
     };
     try {
       const match = await api("matches/", { method: "POST", body });
@@ -322,7 +323,6 @@ async function createForm() {
   );
 }
 
-export { STRATEGIES };
 
 // --- profile -------------------------------------------------------------------------
 

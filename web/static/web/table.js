@@ -3,7 +3,8 @@
 // table chat, and the round-by-round replay.
 
 import { api, ApiError } from "./api.js";
-import { app, errorText, flash, go, onLeave, refreshMe, setYourTurn, STRATEGIES } from "./app.js";
+import { app, errorText, flash, go, onLeave, refreshMe, setYourTurn } from "./app.js";
+import { botLevelPicker, loadBotLevels } from "./bots.js";
 import { field, h, replace, select } from "./dom.js";
 import { abortText, actionText, bidText, clock, diceRow, die, faceName, handOrder, handText, RANKS, verb } from "./format.js";
 import { followMatch } from "./live.js";
@@ -29,6 +30,7 @@ function seatStatus(m, seat) {
 
 export async function renderMatch(root, matchId) {
   const table = { match: await api(`matches/${matchId}/`), rounds: null, controlsVersion: null };
+  if (table.match.status === "open") await loadBotLevels();
   const parts = {
     head: h("div", { class: "match-head" }),
     live: h("span", { class: "live muted", "aria-live": "off" }),
@@ -168,17 +170,20 @@ function tableRulesButton(m) {
 function openTable(m, lobbyAct) {
   const creator = m.created_by.id === app.me.id;
   const seated = m.your_seat !== null && m.your_seat !== undefined;
-  const strategy = select({ "aria-label": "Bot strategy" }, STRATEGIES.map((s) => [s, `${s} bot`]), "cautious");
+  const seatsFree = creator && m.seats.length < m.max_players;
+  const level = seatsFree ? botLevelPicker() : null;
   return h("section", { class: "card" },
     h("h2", {}, `Waiting for players (${m.seats.length}/${m.max_players})`),
     h("ol", { class: "plain seats-open" }, m.seats.map((s) =>
       h("li", {}, `Seat ${s.seat}: ${s.player.username}`, s.player.is_bot ? h("span", { class: "tag" }, "bot") : null))),
     m.invite_code ? h("p", {}, "Invite code: ", h("code", {}, m.invite_code)) : null,
+    seatsFree ? h("div", { class: "bot-row" },
+      h("div", { class: "buttons" }, level.choice,
+        h("button", { type: "button", testid: "add-bot", onclick: () => lobbyAct("bots/", { strategy: level.choice.value }) }, "Add bot")),
+      level.note) : null,
     h("div", { class: "buttons" },
       !seated ? h("button", { type: "button", testid: "join-match", onclick: () => lobbyAct("join/") }, "Join") : null,
       seated && !creator ? h("button", { type: "button", onclick: async () => { await lobbyAct("leave/"); go("#/"); } }, "Leave") : null,
-      creator && m.seats.length < m.max_players ? [strategy,
-        h("button", { type: "button", testid: "add-bot", onclick: () => lobbyAct("bots/", { strategy: strategy.value }) }, "Add bot")] : null,
       creator ? h("button", { type: "button", testid: "start-match", disabled: m.seats.length < 2, onclick: () => lobbyAct("start/") }, "Start match") : null,
     ),
     creator ? h("p", { class: "muted" }, "Share this page's match number; the match starts by itself when every seat is taken.") : null,

@@ -23,6 +23,7 @@ from liarsdice.errors import (
 from liarsdice.models import (
     AccountEvent,
     Action,
+    BotStrategy,
     Event,
     EventPage,
     LegalAction,
@@ -41,6 +42,7 @@ __all__ = [
     "ApiError",
     "Bot",
     "BotRunner",
+    "BotStrategy",
     "Client",
     "Event",
     "EventPage",

@@ -25,6 +25,7 @@ import httpx
 from liarsdice.errors import ApiError, error_for
 from liarsdice.models import (
     AccountEvent,
+    BotStrategy,
     Event,
     EventPage,
     Match,
@@ -348,6 +349,13 @@ class Client:
         """The rules in plain words: each family, option and preset (docs/RULES.md 5)."""
         return decode(RulesHelp, self.get("/rulesets/help/"))
 
+    @operation("GET", "/bots/")
+    def bots(self) -> list[BotStrategy]:
+        """The server's bots, levels weakest first (`easy`, `medium`, `hard`, `expert`),
+        then `random` and `cautious`: each name is a `strategy` for `bots=` and
+        `add_bot`."""
+        return [decode(BotStrategy, b) for b in self.get("/bots/")]
+
     @operation("GET", "/matches/")
     def matches(self, **params: Any) -> Page:
         """The lobby: `status`, `mine`, `ruleset`, `players` (seats), `buy_in_min`,
@@ -365,7 +373,8 @@ class Client:
         **fields: Any,
     ) -> Match:
         """A new match, the caller in seat 0; `bots` names the strategies of server bots
-        to seat now; `fields`: options, buy_in, ante, private..."""
+        to seat now (levels: easy, medium, hard, expert; see `bots()`); `fields`:
+        options, buy_in, ante, private..."""
         body = {"ruleset": ruleset, "max_players": max_players, "turn_seconds": turn_seconds}
         if bots:
             body["bots"] = [{"strategy": s} for s in bots]

@@ -385,6 +385,16 @@ class OptionHelp:
 
 
 @dataclass(frozen=True)
+class BotStrategy:
+    """A server bot one may seat (`GET /bots/`): `level` 1 is the weakest, None for the
+    strategies outside the ladder (`random`, `cautious`)."""
+
+    strategy: str
+    level: int | None
+    description: str
+
+
+@dataclass(frozen=True)
 class HandHelp:
     name: str
     text: str

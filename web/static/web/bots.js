@@ -1,0 +1,31 @@
+// The server's bots a person picks from: the levels of GET /bots/, weakest first, each
+// shown with what it plays like. `random` and `cautious` stay API names (cautious plays
+// as medium), so the picker leaves them out.
+
+import { api } from "./api.js";
+import { h, select } from "./dom.js";
+
+export const DEFAULT_LEVEL = "medium";
+
+let levels = null;
+
+export async function loadBotLevels() {
+  levels ??= (await api("bots/")).filter((bot) => bot.level !== null);
+  return levels;
+}
+
+const levelName = (strategy) => `${strategy[0].toUpperCase()}${strategy.slice(1)} bot`;
+let pickerCounter = 0;
+
+// A level select and a line under it saying what the chosen level plays like (which
+// screen readers read with the select).
+export function botLevelPicker() {
+  const noteId = `bot-note-${++pickerCounter}`;
+  const choice = select({ class: "bot-level", testid: "bot-level", "aria-label": "Bot level", "aria-describedby": noteId },
+    levels.map((bot) => [bot.strategy, levelName(bot.strategy)]), DEFAULT_LEVEL);
+  const note = h("small", { class: "bot-note muted", testid: "bot-level-note", id: noteId });
+  const describe = () => { note.textContent = levels.find((bot) => bot.strategy === choice.value).description; };
+  choice.addEventListener("change", describe);
+  describe();
+  return { choice, note };
+}
