@@ -21,7 +21,7 @@ STRATEGIES = tuple(bots.STRATEGIES)
 # What each strategy plays like, in plain words for whoever picks one (GET /bots/ and
 # the play page's bot picker).
 DESCRIPTIONS = {
-    "easy": "Believes bids too readily: it calls liar late and is easy to bluff.",
+    "easy": "Calls liar too readily, the beginner's mistake: bid it up and let it call.",
     "medium": "Plays the odds of its own dice: calls unlikely bids and raises safely.",
     "hard": "Takes every bid as the truth and jumps when it is sure: strong but readable.",
     "expert": "Mixes bluffs with honest bids from the same hands and weighs how often "
