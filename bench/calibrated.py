@@ -5,13 +5,16 @@ While it plays, a recorder reads each finished round from the views it is shown
 (the kind of bid and the odds a responder's model gave it, in buckets) and whether the bid
 was true at the reveal. The reader then plays like the parametric exploiter, except that
 its belief in the standing bid is that empirical truth rate, shrunk toward the model's
-odds while the bucket has few bids. Only the view is read, never the target's code.
+odds while the bucket has few bids; being calibrated, it compares probabilities without
+the tuned margins (call_margin, exact_edge, accept_margin are zero). Only the view is
+read, never the target's code.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from dataclasses import replace
 
 from bench.exploiters import (
     PokerExploitParams,
@@ -114,7 +117,8 @@ def calibrated_pool(params: PoolParams, truths: TruthTable, learn: bool = True) 
         plain = Table.from_view(view)  # the model's odds without reading anyone
         return truths.rate(_pool_feature(plain, actions, index), table.p_at_least(*table.bid))
 
-    return _learning(pool_exploiter(params, belief), truths, record_pool_round, learn)
+    unbiased = replace(params, call_margin=0.0, exact_edge=0.0)
+    return _learning(pool_exploiter(unbiased, belief), truths, record_pool_round, learn)
 
 
 # --- poker dice ------------------------------------------------------------------------
@@ -148,7 +152,8 @@ def calibrated_poker(
         model = bidder_reach(claim, claim.key, rng)
         return truths.rate((*claim_kind(claim), _bucket(model)), model)
 
-    return _learning(poker_exploiter(params, belief), truths, record_poker_round, learn)
+    unbiased = replace(params, accept_margin=0.0)
+    return _learning(poker_exploiter(unbiased, belief), truths, record_poker_round, learn)
 
 
 def _learning(strategy: Strategy, truths: TruthTable, record: Callable, learn: bool) -> Strategy:
