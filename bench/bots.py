@@ -7,12 +7,17 @@ jug is bought by a B seat), so 50% means equal strength at every table size. The
 times the bots' decisions at 8 players of 5 dice (p50 / p99).
 
 Run: python bench/bots.py [--games 10000] [--quick] [--processes 2] [--seed 1]
+
+With `--exploit TARGET` it instead tunes an exploiter on TARGET per preset (or loads the
+saved one with `--tuned`) and prints TARGET's heads-up share and the exploiter's 4-seat
+share out of sample (bench/exploit_tuner.py), e.g.
+    python bench/bots.py --exploit expert --presets classic,perudo --games 2000 \
+        --search-budget 60 --processes 1
 """
 
 from __future__ import annotations
 
 import argparse
-import math
 import multiprocessing
 import random
 import sys
@@ -21,48 +26,29 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from games.engine import (
-    apply,
-    legal_actions,
-    loser,
-    new_match,
-    rules_from_preset,
-    view_for,
-)
-from games.engine.bots import STRATEGIES
+from bench import arena, exploit_tuner
+from bench.arena import wilson
+from games.engine import rules_from_preset
+from games.engine.bots import STRATEGIES, Strategy
 
 PRESETS = ("milton_bradley", "classic", "perudo", "poker_dice")
 PLAYERS = (2, 4, 6)
 PAIRINGS = (("expert", "cautious"), ("cautious", "random"), ("expert", "random"))
 GOALS = {("expert", "cautious", 2): 0.60, ("cautious", "random", 2): 0.85}
-MAX_ACTIONS = 20_000
 CHUNK = 250  # games per task sent to a worker
 
 
 def play(
-    rules, names: list[str], rng: random.Random, timings: dict | None = None
+    rules, seats: list[str | Strategy], rng: random.Random, timings: dict | None = None
 ) -> tuple[list[int], int | None]:
-    """Play one game with the given strategy per seat; return (the seats that won, the
-    seat that lost when the family names one: poker dice's jug, RULES 2).
+    """Play one game; a seat is a name in STRATEGIES or any Strategy callable.
 
-    `timings` collects each strategy's decision times in seconds when given.
+    Returns (the seats that won, the seat that lost when the family names one); `timings`
+    collects decision times per strategy name (a callable's function name).
     """
-    state, _ = new_match(rules, len(names), rng)
-    clock = time.perf_counter
-    for _ in range(MAX_ACTIONS):
-        if state.finished:
-            return list(state.winners), loser(state)
-        seat = state.round.turn
-        view = view_for(state, seat)
-        legal = legal_actions(state, seat)
-        name = names[seat]
-        t0 = clock()
-        action = STRATEGIES[name](view, legal, rng)
-        if timings is not None:
-            timings.setdefault(name, []).append(clock() - t0)
-        action["seat"] = seat
-        state, _ = apply(state, action, rng)
-    raise RuntimeError("a game did not end")
+    strategies = [STRATEGIES[s] if isinstance(s, str) else s for s in seats]
+    labels = [s if isinstance(s, str) else s.__name__ for s in seats]
+    return arena.play(rules, strategies, rng, timings, labels=labels)
 
 
 def _seats(a: str, b: str, players: int, flip: bool) -> list[str]:
@@ -85,17 +71,6 @@ def run_chunk(task: tuple[str, int, str, str, int, int]) -> tuple[tuple, int, in
         else:
             wins += names[winners[0]] == a
     return (preset, players, a, b), wins, games, time.perf_counter() - start
-
-
-def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float, float]:
-    """(rate, low, high): Wilson score interval."""
-    if n == 0:
-        return 0.0, 0.0, 0.0
-    p = wins / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return p, centre - half, centre + half
 
 
 def tournament(
@@ -148,15 +123,20 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="500 games per pairing")
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--presets", default=",".join(PRESETS))
+    parser.add_argument("--presets", help=f"default {','.join(PRESETS)} (--exploit: all six)")
     parser.add_argument("--players", default=",".join(map(str, PLAYERS)))
     parser.add_argument(
         "--pairings", default=",".join(f"{a}:{b}" for a, b in PAIRINGS), help="A:B,..."
     )
     parser.add_argument("--timing-games", type=int, default=30)
+    parser.add_argument("--exploit", choices=sorted(STRATEGIES), help="tune exploiters on it")
+    exploit_tuner.add_arguments(parser)
     args = parser.parse_args()
+    if args.exploit:
+        exploit(args)
+        return
     games = 500 if args.quick else args.games
-    presets = args.presets.split(",")
+    presets = args.presets.split(",") if args.presets else PRESETS
     players_list = [int(p) for p in args.players.split(",")]
     pairings = [tuple(p.split(":")) for p in args.pairings.split(",")]
 
@@ -187,6 +167,13 @@ def main() -> None:
             f"{preset:15} {name:10} {len(ts):9} {1e3 * percentile(ts, 0.5):8.3f}"
             f" {1e3 * percentile(ts, 0.99):8.3f} {1e3 * max(ts):8.3f}"
         )
+
+
+def exploit(args: argparse.Namespace) -> None:
+    """The --exploit report; its presets default to all six."""
+    presets = args.presets.split(",") if args.presets else list(exploit_tuner.PRESETS)
+    games = 500 if args.quick else args.games
+    exploit_tuner.report_from_args(args.exploit, presets, games, args)
 
 
 if __name__ == "__main__":
