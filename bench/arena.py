@@ -9,9 +9,13 @@ from __future__ import annotations
 import math
 import random
 import time
+from functools import partial
 
 from games.engine import apply, legal_actions, loser, new_match, view_for
+from games.engine.bots.poker_expert import PokerParams, expert_poker
+from games.engine.bots.pool_expert import PoolParams, expert_pool
 from games.engine.bots.view_play import Strategy
+from games.engine.poker_dice.rules import POKER_DICE
 
 MAX_ACTIONS = 20_000
 
@@ -43,6 +47,13 @@ def play(
         action["seat"] = seat
         state, _ = apply(state, action, rng)
     raise RuntimeError("a game did not end")
+
+
+def expert_with(family: str, params: dict) -> Strategy:
+    """The family's expert with these parameters instead of its tuned ones."""
+    if family == POKER_DICE:
+        return partial(expert_poker, params=PokerParams(**params))
+    return partial(expert_pool, params=PoolParams(**params))
 
 
 def seat_won(seat: int, winners: list[int], lost: int | None) -> bool:

@@ -8,7 +8,16 @@ times the bots' decisions at 8 players of 5 dice (p50 / p99).
 
 Run: python bench/bots.py [--games 10000] [--quick] [--processes 2] [--seed 1]
 
-With `--exploit TARGET` it instead tunes an exploiter on TARGET per preset (or loads the
+`--ladder` plays each level against the one below it, heads-up in all six presets: each
+must win more than half, its whole interval above 50%.
+
+`--report` is issue 27's table, per preset: `expert`'s heads-up share against an
+exploiter tuned on it now (budget and seeds printed) and that exploiter's share alone at
+a table of 3 experts, then `expert` against the previous expert (`hard`) and against
+`cautious`, heads-up and alone at a table of 3 of them, all out of sample, e.g.
+    python bench/bots.py --report --games 2000 --search-budget 60 --processes 2
+
+With `--exploit TARGET` it only tunes an exploiter on TARGET per preset (or loads the
 saved one with `--tuned`) and prints TARGET's heads-up share and the exploiter's 4-seat
 share out of sample (bench/exploit_tuner.py), e.g.
     python bench/bots.py --exploit expert --presets classic,perudo --games 2000 \
@@ -22,6 +31,7 @@ import multiprocessing
 import random
 import sys
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -29,12 +39,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import arena, exploit_tuner
 from bench.arena import wilson
 from games.engine import rules_from_preset
-from games.engine.bots import STRATEGIES, Strategy
+from games.engine.bots import LEVELS, STRATEGIES, Strategy
+from games.engine.bots.poker_expert import TUNED as POKER_TUNED
+from games.engine.bots.poker_expert import PokerParams
+from games.engine.bots.pool_expert import PARAMS_BY_PRESET, PoolParams
 
 PRESETS = ("milton_bradley", "classic", "perudo", "poker_dice")
 PLAYERS = (2, 4, 6)
 PAIRINGS = (("expert", "cautious"), ("cautious", "random"), ("expert", "random"))
 GOALS = {("expert", "cautious", 2): 0.60, ("cautious", "random", 2): 0.85}
+# Each level against the one below it (bots.LEVELS, weakest first).
+LADDER = tuple(zip(LEVELS[1:], LEVELS[:-1], strict=True))
 CHUNK = 250  # games per task sent to a worker
 
 
@@ -100,8 +115,8 @@ def decision_times(games: int, seed: int) -> dict[tuple[str, str], list[float]]:
     """Decision times per (preset, strategy) at 8 players of 5 dice, mixed tables."""
     rng = random.Random(seed)
     out: dict[tuple[str, str], list[float]] = {}
-    names = ["expert", "cautious", "random", "expert", "cautious", "random", "expert", "cautious"]
-    for preset in PRESETS:
+    names = ["expert", "hard", "medium", "easy", "expert", "hard", "random", "expert"]
+    for preset in exploit_tuner.PRESETS:
         rules = rules_from_preset(preset)
         timings: dict[str, list[float]] = {}
         for _ in range(games):
@@ -130,15 +145,23 @@ def main() -> None:
     )
     parser.add_argument("--timing-games", type=int, default=30)
     parser.add_argument("--exploit", choices=sorted(STRATEGIES), help="tune exploiters on it")
+    parser.add_argument("--report", action="store_true", help="issue 27's table for expert")
+    parser.add_argument("--ladder", action="store_true", help="each level vs the one below")
     exploit_tuner.add_arguments(parser)
     args = parser.parse_args()
     if args.exploit:
         exploit(args)
         return
+    if args.report:
+        report(args)
+        return
     games = 500 if args.quick else args.games
     presets = args.presets.split(",") if args.presets else PRESETS
     players_list = [int(p) for p in args.players.split(",")]
     pairings = [tuple(p.split(":")) for p in args.pairings.split(",")]
+    if args.ladder:
+        presets = args.presets.split(",") if args.presets else exploit_tuner.PRESETS
+        players_list, pairings = [2], LADDER
 
     started = time.perf_counter()
     print(f"{games} games per pairing, {args.processes} processes, seed {args.seed}")
@@ -148,8 +171,8 @@ def main() -> None:
     def line(config: tuple, acc: list) -> None:
         preset, players, a, b = config
         p, lo, hi = wilson(int(acc[0]), int(acc[1]))
-        goal = GOALS.get((a, b, players))
-        mark = "" if goal is None else (f">={goal:.0%}" + (" ok" if lo >= goal else " ??"))
+        goal = 0.5 if (a, b) in LADDER else GOALS.get((a, b, players))
+        mark = "" if goal is None else (f">{goal:.0%}" + (" ok" if lo > goal else " ??"))
         print(
             f"{preset:15} {players:7} {a + ' vs ' + b:20} {p:7.1%}"
             f"  [{lo:6.1%}, {hi:6.1%}] {acc[2]:7.0f} {mark}",
@@ -167,6 +190,68 @@ def main() -> None:
             f"{preset:15} {name:10} {len(ts):9} {1e3 * percentile(ts, 0.5):8.3f}"
             f" {1e3 * percentile(ts, 0.99):8.3f} {1e3 * max(ts):8.3f}"
         )
+
+
+def report(args: argparse.Namespace) -> None:
+    """Issue 27's table: expert against a fresh exploiter, `hard` and `cautious`."""
+    presets = args.presets.split(",") if args.presets else list(exploit_tuner.PRESETS)
+    games = 500 if args.quick else args.games
+    plan = exploit_tuner.plan_from_args(games, args)
+    print(
+        f"expert: exploiter search {plan.budget} candidates x {plan.search_games} games at "
+        f"{plan.search_players} seats, search seed {plan.search_seed}; every cell "
+        f"{games} games out of sample, eval seed {plan.eval_seed}; {args.processes} processes",
+        flush=True,
+    )
+    runner = exploit_tuner.Runner(args.processes)
+    rows = []
+    try:
+        for preset in presets:
+            started = time.perf_counter()
+            (*_, exploited, _), *_ = exploit_tuner.preset_rows(runner, "expert", preset, plan, {})
+            tuned = asdict(expert_params(preset))
+            against = {}
+            for other in ("hard", "cautious"):
+                for players in (2, 4):
+                    match = exploit_tuner.Match(
+                        preset, other, {}, players, plan.eval_seed, hero_params=tuned
+                    )
+                    against[other, players] = (runner.wins(match, games), games)
+            rows.append((preset, exploited, against, time.perf_counter() - started))
+    finally:
+        runner.close()
+    print_report(rows)
+
+
+def print_report(rows: list) -> None:
+    """Shares with Wilson 95% intervals; at 4 seats one bot is alone among three others."""
+
+    def cell(wins: int, n: int) -> str:
+        p, lo, hi = wilson(wins, n)
+        return f"{p:6.1%} [{lo:5.1%}, {hi:5.1%}]"
+
+    print(
+        f"\n{'preset':15} {'expert vs exploiter 2':>24} {'exploiter alone at 4':>24}"
+        f" {'expert vs hard 2':>24} {'expert alone vs 3 hard':>24}"
+        f" {'expert vs cautious 2':>24} {'expert alone vs 3 cautious':>26} {'s':>5}"
+    )
+    for preset, exploited, against, secs in rows:
+        (w2, n2), (w4, n4) = exploited[2], exploited[4]
+        print(
+            f"{preset:15} {cell(n2 - w2, n2):>24} {cell(w4, n4):>24}"
+            f" {cell(*against['hard', 2]):>24} {cell(*against['hard', 4]):>24}"
+            f" {cell(*against['cautious', 2]):>24} {cell(*against['cautious', 4]):>26}"
+            f" {secs:5.0f}",
+            flush=True,
+        )
+    print("(alone at 4 seats: a fair share is 25%, in poker dice 75%: not buying the jug)")
+
+
+def expert_params(preset: str) -> PoolParams | PokerParams:
+    """The expert's tuned parameters for `preset`."""
+    if rules_from_preset(preset).family == "poker_dice":
+        return POKER_TUNED
+    return PARAMS_BY_PRESET[preset]
 
 
 def exploit(args: argparse.Namespace) -> None:

@@ -31,7 +31,7 @@ from .view_play import entry, poker_bid
 
 @dataclass(frozen=True)
 class PokerParams:
-    """The poker-dice expert's tuning (see bench/bots.py's `--tune-expert`)."""
+    """The poker-dice expert's tuning (`TUNED`, from bench/tune_expert.py)."""
 
     sandbag: float = 0.3  # with a true hand, claim only the lowest raise this often
     bluff_jump: float = 0.35  # without one, claim a hand drawn like a true one this often

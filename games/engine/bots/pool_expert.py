@@ -35,7 +35,7 @@ from .view_play import entry
 
 @dataclass(frozen=True)
 class PoolParams:
-    """One preset's tuning (see `TUNED` and bench/bots.py's `--tune-expert`)."""
+    """One preset's tuning (`PARAMS_BY_PRESET`, from bench/tune_expert.py)."""
 
     open_weight: float = 1.0  # how much an opening bid says about the bidder's dice (likelihood)
     raise_weight: float = 0.8  # ... a raise that changes face
@@ -54,21 +54,82 @@ class PoolParams:
     passer_honesty: float = 0.6
 
 
-# Per preset, from bench/bots.py's search against the exploiters and the previous expert.
-TUNED: dict[str, PoolParams] = {}
-DEFAULT = PoolParams()
+# Per preset, from bench/tune_expert.py's search against the exploiters of bench/bots.py
+# and the previous expert.
+PARAMS_BY_PRESET: dict[str, PoolParams] = {
+    "milton_bradley": PoolParams(
+        bluff=0.242,
+        challenge_point=0.201,
+        challenge_slope=2.0,
+        follow_weight=0.545,
+        jump_weight=0.61,
+        open_weight=1.142,
+        pressure=1.2,
+        raise_weight=1.822,
+        regain_value=1.024,
+        temperature=0.02,
+    ),
+    "wild_ones": PoolParams(
+        bluff=0.03,
+        challenge_point=0.564,
+        challenge_slope=16.409,
+        follow_weight=0.471,
+        jump_weight=-0.204,
+        open_weight=1.367,
+        pressure=0.977,
+        raise_weight=0.469,
+        regain_value=0.319,
+        temperature=0.164,
+    ),
+    "roll_off": PoolParams(
+        bluff=0.03,
+        challenge_point=0.564,
+        challenge_slope=16.409,
+        follow_weight=0.471,
+        jump_weight=-0.204,
+        open_weight=1.367,
+        pressure=0.977,
+        raise_weight=0.469,
+        regain_value=0.319,
+        temperature=0.164,
+    ),
+    "classic": PoolParams(
+        bluff=0.03,
+        challenge_point=0.367,
+        challenge_slope=11.34,
+        follow_weight=0.694,
+        jump_weight=1.746,
+        open_weight=2.449,
+        pressure=1.2,
+        raise_weight=0.869,
+        regain_value=0.767,
+        temperature=0.097,
+    ),
+    "perudo": PoolParams(
+        bluff=0.137,
+        challenge_point=0.344,
+        challenge_slope=12.411,
+        follow_weight=0.728,
+        jump_weight=0.523,
+        open_weight=1.282,
+        pressure=1.2,
+        raise_weight=-0.474,
+        regain_value=1.024,
+        temperature=0.037,
+    ),
+}
+# Each preset's options, to find the closest preset to a match with options of its own.
+_PRESET_OPTIONS = {name: PRESETS[name].options() for name in PARAMS_BY_PRESET}
 
 
 def params_for(view: dict) -> PoolParams:
     """The tuned parameters of the preset whose options are closest to this match's."""
     rules = view["rules"]
-    best, best_score = DEFAULT, -1
-    for name, params in TUNED.items():
-        preset = PRESETS[name].options()
-        score = sum(preset.get(k) == v for k, v in rules.items())
-        if score > best_score:
-            best, best_score = params, score
-    return best
+
+    def agreement(name: str) -> int:
+        return sum(_PRESET_OPTIONS[name].get(k) == v for k, v in rules.items())
+
+    return PARAMS_BY_PRESET[max(PARAMS_BY_PRESET, key=agreement)]
 
 
 # --- the posterior ------------------------------------------------------------------------
@@ -299,7 +360,9 @@ def _raise_candidates(
     for face, low in mins.items():
         dist = count_dist(table, face)
         public = public_tail(table, face)
-        top = min(table.total, low + params.max_jump)
+        # As high as the count this seat expects, so that an opening can be a real bid.
+        expected = sum(q * p for q, p in enumerate(dist))
+        top = min(table.total, max(low + params.max_jump, round(expected) + 1))
         for quantity in range(low, top + 1):
             seen = public[quantity] if quantity < len(public) else 0.0
             after = public[quantity + 1] if quantity + 1 < len(public) else 0.0
