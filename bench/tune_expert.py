@@ -53,7 +53,7 @@ POOL_SPACE = {
 POKER_SPACE = {
     "sandbag": (0.0, 0.8),
     "bluff_jump": (0.0, 0.95),
-    "jump_lie": (0.05, 1.5),
+    "jump_lie": (0.05, 0.95),
     "min_truth": (0.05, 0.9),
     "caught_rate": (0.1, 1.0),
 }

@@ -4,6 +4,8 @@ every ledger entry of its prize pool. The one write is the cancel (refunding eve
 entry), which asks for a reason and goes through `moderation.services`, which audits it."""
 
 from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
@@ -24,10 +26,10 @@ class EntryInline(admin.TabularInline):
     extra = 0
     can_delete = False
 
-    def has_add_permission(self, request, obj=None) -> bool:
+    def has_add_permission(self, request: HttpRequest, obj: Tournament | None = None) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None) -> bool:
+    def has_change_permission(self, request: HttpRequest, obj: Tournament | None = None) -> bool:
         return False
 
 
@@ -38,10 +40,10 @@ class StageInline(admin.TabularInline):
     extra = 0
     can_delete = False
 
-    def has_add_permission(self, request, obj=None) -> bool:
+    def has_add_permission(self, request: HttpRequest, obj: Tournament | None = None) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None) -> bool:
+    def has_change_permission(self, request: HttpRequest, obj: Tournament | None = None) -> bool:
         return False
 
     @admin.display(description="tables (match, status)")
@@ -115,14 +117,16 @@ class TournamentAdmin(FilterLookupsOnly, ReadOnlyModelAdmin):
             rows,
         )
 
-    def has_cancel_permission(self, request) -> bool:
+    def has_cancel_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm("moderation.cancel_tournament")
 
     @admin.action(
         description="Cancel the selected tournaments (refund every entry)",
         permissions=["cancel"],
     )
-    def cancel_tournaments(self, request, queryset):
+    def cancel_tournaments(
+        self, request: HttpRequest, queryset: QuerySet[Tournament]
+    ) -> HttpResponse | None:
         return reason_action(
             self,
             request,

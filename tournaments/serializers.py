@@ -31,8 +31,8 @@ class TournamentCreateInput(StrictInput):
         min_value=1,
         max_value=MAX_PLAYERS - 1,
         required=False,
-        default=1,
-        help_text="Knockout: how many of each table (but the final) go on.",
+        help_text="Knockout: how many of each table (but the final) go on (default 1). "
+        "A sit-and-go takes none of advance, min_entrants and max_entrants.",
     )
     seeding = serializers.ChoiceField(
         choices=Tournament.Seeding.values, required=False, default=Tournament.Seeding.RATING

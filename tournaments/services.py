@@ -112,7 +112,7 @@ def tournament_create(
     options: dict[str, Any] | None = None,
     turn_seconds: int,
     table_size: int,
-    advance: int = 1,
+    advance: int | None = None,
     seeding: str = Tournament.Seeding.RATING,
     min_entrants: int | None = None,
     max_entrants: int | None = None,
@@ -137,9 +137,14 @@ def tournament_create(
     if format == Tournament.Format.SIT_AND_GO:
         if starts_at is not None:
             raise _invalid("starts_at", "A sit-and-go starts when its table is full.")
+        given = {"advance": advance, "min_entrants": min_entrants, "max_entrants": max_entrants}
+        for field, value in given.items():
+            if value is not None:
+                raise _invalid(field, f"A sit-and-go is one table of table_size: no {field}.")
         min_entrants = max_entrants = table_size
         advance = 1
     else:
+        advance = 1 if advance is None else advance
         if table_size < MIN_KNOCKOUT_TABLE:
             raise _invalid("table_size", f"A knockout's tables seat {MIN_KNOCKOUT_TABLE} to 8.")
         if not 1 <= advance < table_size:

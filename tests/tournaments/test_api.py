@@ -103,6 +103,9 @@ def test_refusals_are_problems_and_move_nothing():
         {"fee": 5},  # staff only
         {"format": "knockout", "table_size": 4, "advance": 4},
         {"format": "knockout", "table_size": 2},
+        {"advance": 1},  # a sit-and-go is one table: none of these three
+        {"min_entrants": 2},
+        {"max_entrants": 3},
         {"ruleset": "nope"},
         {"options": {"dice_per_player": 99}},
         {"surprise": 1},

@@ -41,7 +41,10 @@ class PokerParams:
     caught_rate: float = 0.5  # how often a forced lie gets challenged
 
 
-TUNED = PokerParams()
+# From bench/tune_expert.py (the double oracle against exploiters, hard and cautious).
+TUNED = PokerParams(
+    sandbag=0.003, bluff_jump=0.95, jump_lie=0.657, min_truth=0.169, caught_rate=0.646
+)
 
 
 def expert_poker(
