@@ -38,17 +38,21 @@ from games.engine.poker_dice.rules import POKER_DICE
 
 # The range searched for each parameter.
 POOL_SPACE = {
-    "open_weight": (-1.0, 3.0),
-    "raise_weight": (-1.0, 3.0),
-    "follow_weight": (-1.0, 2.0),
-    "jump_weight": (-1.5, 2.0),
-    "bluff": (0.02, 0.9),
-    "challenge_slope": (2.0, 25.0),
-    "challenge_point": (0.1, 0.7),
-    "pressure": (0.0, 1.2),
-    "others_weight": (0.2, 1.0),
-    "temperature": (0.02, 0.5),
-    "regain_value": (0.0, 1.2),
+    "first_bid_weight": (0.0, 2.5),
+    "same_face_weight": (-0.5, 1.5),
+    "new_face_weight": (-0.5, 1.5),
+    "jump_weight": (-1.0, 1.5),
+    "wild_share": (0.0, 1.0),
+    "belief_cap": (1.5, 30.0),
+    "open_confidence": (0.3, 0.9),
+    "jump_confidence": (0.5, 0.95),
+    "bluff_rate": (0.0, 0.5),
+    "bluff_floor": (0.1, 0.6),
+    "bluff_jump": (0.0, 1.0),
+    "open_bluff": (0.0, 0.5),
+    "sandbag": (0.0, 0.6),
+    "call_margin": (-0.2, 0.2),
+    "exact_bonus": (-0.1, 0.3),
 }
 POKER_SPACE = {
     "sandbag": (0.0, 0.8),

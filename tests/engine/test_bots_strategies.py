@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
@@ -25,9 +26,14 @@ from games.engine.bots import (
     choose_action,
     timeout_policy_action,
 )
-from games.engine.bots.common_pool_strategies import HARD, Table, binomial_pmf, infer_weights
+from games.engine.bots.common_pool_strategies import (
+    HARD,
+    PoolParams,
+    Table,
+    binomial_pmf,
+    infer_weights,
+)
 from games.engine.bots.poker_dice_strategies import best_hold, outcomes, p_meets
-from games.engine.bots.pool_expert import PoolParams, PosteriorTable, bid_evidence, likelihood
 from games.engine.bots.view_play import key_of_hand
 from games.engine.common_pool import CommonPoolRules
 from games.engine.common_pool.rules import CHOICES
@@ -177,20 +183,21 @@ def test_hard_reads_bids_as_evidence():
     assert table.p_at_least(4, 4) > plain
 
 
-def test_expert_posterior_weighs_bids_by_their_kind_and_allows_for_bluffs():
+def test_each_kind_of_bid_has_its_own_weight_and_the_cap_bounds_them():
     state = start("classic", [[2, 3, 4, 5, 6], [2, 3, 4, 5, 6], [2, 3, 4, 5, 6]])
-    state, _ = act(state, 0, "bid", quantity=2, face=4)  # an opening
-    state, _ = act(state, 1, "bid", quantity=4, face=5)  # a jump that changes face
+    state, _ = act(state, 0, "bid", quantity=2, face=4)  # a first bid
+    state, _ = act(state, 1, "bid", quantity=4, face=5)  # a first bid, a jump
+    state, _ = act(state, 2, "bid", quantity=5, face=5)
+    state, _ = act(state, 0, "bid", quantity=6, face=5)  # seat 0 follows the standing face
     view = view_for(state, 2)
-    params = PoolParams(open_weight=0.5, raise_weight=0.2, jump_weight=0.3, bluff=0.25)
-    table = PosteriorTable.from_view(view)
-    assert bid_evidence(view, table, params) == {0: [(4, 0.5)], 1: [(5, 0.2 + 0.3)]}
-    plain = table.p_at_least(4, 4)
-    table.observe(bid_evidence(view, table, params), params.bluff)
-    assert table.p_at_least(4, 4) > plain
-    # However sure a bid sounds, one bid is worth at most 1 / bluff in odds.
-    assert likelihood(50.0, 0.25, 3) / likelihood(50.0, 0.25, 0) == pytest.approx(4.0)
-    assert likelihood(-1.0, 0.25, 2) < likelihood(-1.0, 0.25, 0)  # read as a bluff
+    table = Table.from_view(view)
+    params = PoolParams(first_bid_weight=0.5, same_face_weight=0.2, jump_weight=0.3)
+    weights = infer_weights(view, table, params)
+    assert weights[0][4] == pytest.approx(math.exp(0.5))
+    assert weights[0][5] == pytest.approx(math.exp(0.2))
+    assert weights[1][5] == pytest.approx(math.exp(0.5 + 0.3))
+    capped = infer_weights(view, table, PoolParams(first_bid_weight=5.0, belief_cap=3.0))
+    assert capped[1][5] == 3.0  # however sure a bid sounds, bluffs happen
 
 
 @pytest.mark.parametrize("name", ["hard", "expert"])

@@ -21,7 +21,7 @@ from functools import partial
 from ..common_pool.bids import bid_key
 from ..common_pool.rules import COMMON_POOL
 from ..poker_dice.rules import POKER_DICE
-from .common_pool_strategies import cautious_pool, hard_pool
+from .common_pool_strategies import cautious_pool, odds_pool
 from .poker_dice_strategies import cautious_poker, hard_poker
 from .poker_expert import expert_poker
 from .pool_expert import expert_pool
@@ -38,7 +38,7 @@ _BY_FAMILY: dict[str, dict[str, Strategy]] = {
     COMMON_POOL: {
         "easy": partial(cautious_pool, doubt_margin=EASY_DOUBT_MARGIN),
         "cautious": cautious_pool,
-        "hard": hard_pool,
+        "hard": odds_pool,
         "expert": expert_pool,
     },
     POKER_DICE: {

@@ -1,5 +1,6 @@
-"""Common-pool strategies: `cautious` (binomial odds), `hard` (bids read as truth, jumps), the
-probability helpers and the table every strategy reckons with (the expert: pool_expert.py).
+"""Common-pool strategies: `cautious` (binomial odds) and the odds-reading strategy that is
+`hard` with its defaults and `expert` with its tuning (pool_expert.py), the probability
+helpers and the table every strategy reckons with.
 
 Both read only the seat's view. The count of dice showing a face is split into what the
 seat knows (its own cup and every shown die) and the hidden cups of the other seats; the
@@ -246,60 +247,88 @@ def _first(challenge: dict | None) -> int:
     return challenge["target_seats"][0]
 
 
-# --- hard (the expert before the mixed one) --------------------------------------------
+# --- hard and expert: one algorithm, two tunings --------------------------------------
 
 
 @dataclass(frozen=True)
-class HardParams:
-    """Weights of `hard`, set by hand (it was `expert` until the mixed expert)."""
+class PoolParams:
+    """The weights of the odds-reading strategy. The defaults are `hard` (set by hand; it
+    was the expert until issue 27); the expert (pool_expert.py) turns on the mixing and
+    the bluff-aware reading, with values searched per preset by bench/tune_expert.py."""
 
-    first_bid_weight: float = 1.0  # log-odds boost per die for the face of a first bid
-    later_bid_weight: float = 0.5  # ... for later raises (often forced)
+    first_bid_weight: float = 1.0  # log-odds per die for the face of a seat's first bid
+    same_face_weight: float = 0.5  # ... for a later bid on the face the standing bid names
+    new_face_weight: float = 0.5  # ... for a later bid that changes face
+    jump_weight: float = 0.0  # ... added for a bid above the lowest legal quantity
     wild_share: float = 0.5  # ones (wild) are hinted by any number bid, at this share
+    belief_cap: float = math.inf  # no face's odds grow past this multiple: bluffs happen
     open_confidence: float = 0.6
     jump_confidence: float = 0.72  # raise above the minimum only if this likely
     max_jump: int = 3
     bluff_rate: float = 0.05
     bluff_floor: float = 0.45  # a bluff must still be this likely
+    bluff_jump: float = 0.0  # share of bluffs that jump as far as the truthful raise would
+    open_bluff: float = 0.0  # share of openings on another face, as high as it stays likely
+    sandbag: float = 0.0  # share of sure jumps made as the lowest raise instead
+    call_margin: float = 0.0  # added to the odds that the standing bid is false
+    exact_bonus: float = 0.1  # added to an exact call's odds when it could win a die back
     show_gain: float = 0.08  # show and reroll only when it makes the raise this much likelier
     pass_value: float = 0.9
     passer_honesty: float = 0.6  # share of passers that pass because they have no pair
 
 
-HARD = HardParams()
+HARD = PoolParams()
 
 
-def infer_weights(view: dict, table: Table, params: HardParams) -> dict[int, list[float]]:
+def infer_weights(view: dict, table: Table, params: PoolParams) -> dict[int, list[float]]:
     """Per-opponent face weights from their bids this round (Bayesian-ish, dice independent).
 
     A bid on face g multiplies the odds of every hidden die of the bidder showing g by
-    exp(weight); the likelihood exp(weight * count_g) factorises over dice, so the dice
-    stay independent and the counts stay a sum of binomials. A reroll (show) resets them.
+    exp(weight), the weight by the kind of bid; the likelihood exp(weight * count_g)
+    factorises over dice, so the dice stay independent and the counts stay a sum of
+    binomials. A reroll (show) resets them; `belief_cap` bounds what bids can prove.
     """
     weights: dict[int, list[float]] = {}
     seen: set[int] = set()
+    standing: tuple[int, int] | None = None
     for action in view["round"]["actions"]:
         seat = action["seat"]
-        if seat == table.me:
-            continue
-        if action["type"] == "show_reroll":
+        if action["type"] == "show_reroll" or (action["type"] == "bid" and "shown" in action):
+            # The bid came from dice now rerolled (before_raise shows with the bid).
             weights.pop(seat, None)
             seen.discard(seat)
-            continue
         if action["type"] != "bid":
             continue
-        if "shown" in action:  # before_raise: the bid came from dice now rerolled
-            weights.pop(seat, None)
-            seen.discard(seat)
+        face, quantity = action["face"], action["quantity"]
+        previous, standing = standing, (quantity, face)
+        if seat == table.me or "shown" in action:
             continue
-        w = weights.setdefault(seat, [0.0] + [1.0] * 6)
-        boost = params.first_bid_weight if seat not in seen else params.later_bid_weight
+        if seat not in seen:
+            boost = params.first_bid_weight
+        elif previous is not None and face == previous[1]:
+            boost = params.same_face_weight
+        else:
+            boost = params.new_face_weight
+        if previous is not None and quantity > lowest_raise(table, previous, face):
+            boost += params.jump_weight
         seen.add(seat)
-        face = action["face"]
+        w = weights.setdefault(seat, [0.0] + [1.0] * 6)
         w[face] *= math.exp(boost)
         if table.ones_wild and face != 1:
             w[1] *= math.exp(boost * params.wild_share)
+        if params.belief_cap < math.inf:
+            cap = params.belief_cap
+            w[1:] = [min(cap, max(1 / cap, x)) for x in w[1:]]
     return weights
+
+
+def lowest_raise(table: Table, previous: tuple[int, int], face: int) -> int:
+    """The lowest quantity on `face` that tops `previous`."""
+    key = table.key(*previous)
+    quantity = 1
+    while table.key(quantity, face) <= key:
+        quantity += 1
+    return quantity
 
 
 def show_plan(table: Table, face: int) -> tuple[list[int], int] | None:
@@ -311,23 +340,18 @@ def show_plan(table: Table, face: int) -> tuple[list[int], int] | None:
     return show, rest
 
 
-def hard_raise(
-    table: Table, mins: dict[int, int], params: HardParams, rng: random.Random
+def odds_raise(
+    table: Table, mins: dict[int, int], params: PoolParams, rng: random.Random
 ) -> tuple[float, int, int]:
-    """(probability, quantity, face) of hard's raise.
+    """(probability, quantity, face) of the raise.
 
-    `hard` jumps to the highest bid it still believes at `jump_confidence` (a bid backed by
+    It jumps to the highest bid it still believes at `jump_confidence` (a bid backed by
     its own dice looks unlikely to a player who cannot see them), else takes the likeliest
-    lowest raise; now and then it bluffs on a face it barely holds.
+    lowest raise. Now and then it bluffs on a face it barely holds (jumping as far as the
+    truthful raise would, `bluff_jump` of the time), and now and then it makes a sure jump
+    as the lowest raise (`sandbag`), so that neither a jump nor a minimum raise is proof.
     """
     p, q, face = likeliest_raise(table, mins)
-    if rng.random() < params.bluff_rate:
-        others = [
-            f for f in mins if f != face and table.p_at_least(mins[f], f) >= params.bluff_floor
-        ]
-        if others:
-            f = rng.choice(others)
-            return table.p_at_least(mins[f], f), mins[f], f
     best = (p, q, face)
     best_key = table.key(q, face)
     for f, low in mins.items():
@@ -339,16 +363,45 @@ def hard_raise(
             k = table.key(qq, f)
             if k > best_key:
                 best, best_key = (pp, qq, f), k
+    if rng.random() < params.bluff_rate:
+        others = [
+            f for f in mins if f != best[2] and table.p_at_least(mins[f], f) >= params.bluff_floor
+        ]
+        if others:
+            f = rng.choice(others)
+            jump = best[1] - mins[best[2]] if rng.random() < params.bluff_jump else 0
+            quantity = min(table.total, mins[f] + jump)
+            return table.p_at_least(quantity, f), quantity, f
+    if best[1] > mins[best[2]] and rng.random() < params.sandbag:
+        low = mins[best[2]]
+        return table.p_at_least(low, best[2]), low, best[2]
     return best
 
 
-def hard_pool(view: dict, legal: list[dict], rng: random.Random, params: HardParams = HARD) -> dict:
-    """Compare challenge, exact, pass, show-and-reroll and raises by their odds."""
+def odds_opening(
+    table: Table, mins: dict[int, int], params: PoolParams, rng: random.Random
+) -> tuple[int, int]:
+    """The highest bid at `open_confidence`; `open_bluff` of the time on another face, as
+    high as it still looks `bluff_floor` likely (at least that face's lowest bid)."""
+    quantity, face = opening_bid(table, mins, params.open_confidence)
+    others = [f for f in mins if f != face]
+    if others and rng.random() < params.open_bluff:
+        f = rng.choice(others)
+        q = mins[f]
+        while q < table.total and table.p_at_least(q + 1, f) >= params.bluff_floor:
+            q += 1
+        return q, f
+    return quantity, face
+
+
+def odds_pool(view: dict, legal: list[dict], rng: random.Random, params: PoolParams = HARD) -> dict:
+    """Compare challenge, exact, pass, show-and-reroll and raises by their odds (`hard`
+    with its defaults; the expert with its tuning)."""
     table = Table.from_view(view)
     table.set_weights(infer_weights(view, table, params))
     mins = raise_options(legal)
     if table.bid is None:
-        return bid_action(*opening_bid(table, mins, params.open_confidence))
+        return bid_action(*odds_opening(table, mins, params, rng))
 
     # (value, tie-break order, action): value ~ the chance the action does not cost a die.
     options: list[tuple[float, int, dict]] = []
@@ -360,7 +413,7 @@ def hard_pool(view: dict, legal: list[dict], rng: random.Random, params: HardPar
     if entry(legal, "exact"):
         p_eq = table.p_exactly(*table.bid)
         mine = len(table.cup) + len(table.shown.get(table.me, []))
-        bonus = 0.1 if mine < table.dice_per_player else 0.0
+        bonus = params.exact_bonus if mine < table.dice_per_player else 0.0
         options.append((p_eq + bonus, 4, {"type": "exact"}))
     if entry(legal, "pass"):
         mine = table.cup + table.shown.get(table.me, [])
@@ -375,11 +428,11 @@ def _raise_options(
     legal: list[dict],
     table: Table,
     mins: dict[int, int],
-    params: HardParams,
+    params: PoolParams,
     rng: random.Random,
 ) -> list[tuple[float, int, dict]]:
-    """Hard's raise (with dice shown when that pays) and a show-and-reroll."""
-    p, q, face = hard_raise(table, mins, params, rng)
+    """The raise (with dice shown when that pays) and a show-and-reroll."""
+    p, q, face = odds_raise(table, mins, params, rng)
     action = bid_action(q, face)
     bid_entry = entry(legal, "bid")
     if bid_entry.get("can_show"):
@@ -397,12 +450,13 @@ def _raise_options(
 
 
 def _challenge_options(
-    table: Table, targets: list[int], params: HardParams
+    table: Table, targets: list[int], params: PoolParams
 ) -> list[tuple[float, int, dict]]:
     """Challenging the bidder (the bid is false) or a passer (a pair among their dice)."""
     options = []
     if table.bidder in targets:
-        options.append((1 - table.p_at_least(*table.bid), 0, challenge_action(table.bidder)))
+        p_false = 1 - table.p_at_least(*table.bid) + params.call_margin
+        options.append((p_false, 0, challenge_action(table.bidder)))
     for seat in targets:
         if seat == table.bidder:
             continue
