@@ -41,9 +41,10 @@ class PokerParams:
     caught_rate: float = 0.5  # how often a forced lie gets challenged
 
 
-# From bench/tune_expert.py (the double oracle against exploiters, hard and cautious).
+# From bench/tune_expert.py: 2 rounds (seed 3), then 3 more from there (seed 4, 40 x 300
+# exploiter games, 30 x 300 expert games an opponent).
 TUNED = PokerParams(
-    sandbag=0.003, bluff_jump=0.95, jump_lie=0.657, min_truth=0.169, caught_rate=0.646
+    sandbag=0.031, bluff_jump=0.95, jump_lie=0.583, min_truth=0.402, caught_rate=0.56
 )
 
 
