@@ -249,7 +249,7 @@ def test_poker_hard_opens_with_the_whole_truth():
 
 def test_poker_expert_claims_are_mixed():
     """With a true hand it sometimes claims less than its whole hand; without one it
-    sometimes claims a jump, never only the lowest raise."""
+    sometimes claims a jump, and not always the lowest raise."""
     rules = rules_from_preset("poker_dice")
     rng = random.Random(5)
     kinds: set[str] = set()
@@ -269,6 +269,20 @@ def test_poker_expert_claims_are_mixed():
         else:
             kinds.add("lowest raise" if claimed == lowest else "jump bluff")
     assert kinds == {"whole truth", "less than the truth", "lowest raise", "jump bluff"}
+
+
+def test_poker_expert_challenges_an_opening_no_fresh_roll_is_likely_to_reach():
+    """An opening of four aces and a king is a bluff far more often than a roll (`hard`,
+    the expert before, accepts every opening: one of the leaks it keeps)."""
+    rules = rules_from_preset("poker_dice")
+    rng = random.Random(2)
+    for _ in range(20):
+        state, _ = new_match(rules, 2, rng)
+        opening = {"seat": state.round.turn, "type": "bid", "hand": ["A", "A", "A", "A", "K"]}
+        state, _ = apply(state, opening, rng)
+        seat = state.round.turn
+        action = choose_action("expert", view_for(state, seat), legal_actions(state, seat), rng)
+        assert action == {"type": "challenge"}
 
 
 def test_challenge_or_lowest_bid():

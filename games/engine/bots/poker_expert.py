@@ -7,7 +7,7 @@ sometimes claims a hand drawn the way a true one would be (its own shelf plus th
 re-shook, rolled again until they beat the floor), so a jump is no proof of truth and a
 minimum raise no proof of a lie.
 Responding, it weighs the claim by the chance the bidder's box reached it and by how often
-each kind of claim comes from a liar, with frequencies set per preset by bench/bots.py.
+each kind of claim comes from a liar, at rates set by bench/tune_expert.py.
 """
 
 from __future__ import annotations
@@ -61,12 +61,13 @@ def expert_poker(
     claim = read_claim(view)
     if "accept" not in kinds or claim.key == TOP_KEY:
         return {"type": "challenge"}
-    r_floor = bidder_reach(claim, claim.floor, rng)
+    # Liars are the bidders whose box does not reach the claim (an opening: a fresh roll
+    # that does not), whatever the floor; each kind of claim comes from them at its rate.
+    reach = bidder_reach(claim, claim.key, rng)
     if claim.jump:
-        reach = bidder_reach(claim, claim.key, rng)
-        truth, lie = reach * (1 - params.min_truth), (1 - r_floor) * params.jump_lie
+        truth, lie = reach * (1 - params.min_truth), (1 - reach) * params.jump_lie
     else:
-        truth, lie = r_floor * params.min_truth, (1 - r_floor) * (1 - params.jump_lie)
+        truth, lie = reach * params.min_truth, (1 - reach) * (1 - params.jump_lie)
     p_true = truth / (truth + lie) if truth > 0 else 0.0
     lose_if_accept = params.caught_rate * (1 - p_true * reach_after_accept(claim))
     return {"type": "challenge"} if p_true < lose_if_accept else {"type": "accept"}
