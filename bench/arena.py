@@ -12,8 +12,9 @@ import time
 from functools import partial
 
 from games.engine import apply, legal_actions, loser, new_match, view_for
+from games.engine.bots.common_pool_strategies import PoolParams
 from games.engine.bots.poker_expert import PokerParams, expert_poker
-from games.engine.bots.pool_expert import PoolParams, expert_pool
+from games.engine.bots.pool_expert import expert_pool
 from games.engine.bots.view_play import Strategy
 from games.engine.poker_dice.rules import POKER_DICE
 

@@ -208,7 +208,9 @@ def report(args: argparse.Namespace) -> None:
     try:
         for preset in presets:
             started = time.perf_counter()
-            (*_, exploited, _), *_ = exploit_tuner.preset_rows(runner, "expert", preset, plan, {})
+            (*_, exploited, _), *_ = exploit_tuner.preset_rows(
+                runner, "expert", preset, plan, exploit_tuner.load_tuned("expert")
+            )
             tuned = asdict(expert_params(preset))
             against = {}
             for other in ("hard", "cautious"):

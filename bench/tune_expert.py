@@ -8,10 +8,10 @@ A double oracle in parameter space, per preset, heads-up:
    its shares plus its worst share (halved), so a candidate that one opponent reads well
    scores low however well it does against the others.
 Every candidate plays the same deals (common random numbers). The search budget, seeds
-and every improvement are printed; the result is the literal for the expert's `TUNED`
-(games/engine/bots/pool_expert.py, poker_expert.py). A search is in sample: the report
-that counts is bench/bots.py's, which tunes a fresh exploiter on the result on other
-seeds and plays 2,000 games a cell.
+and every improvement are printed; the result (JSON) goes into the expert's tables
+(`PARAMS_BY_PRESET` in games/engine/bots/pool_expert.py, `TUNED` in poker_expert.py).
+A search is in sample: the report that counts is bench/bots.py's, which tunes a fresh
+exploiter on the result on other seeds and plays 2,000 games a cell.
 
 Run: python bench/tune_expert.py --presets classic,perudo [--rounds 2] [--budget 24]
      [--games 250] [--exploit-budget 40] [--exploit-games 300] [--processes 2] [--seed 3]

@@ -24,8 +24,8 @@ DESCRIPTIONS = {
     "easy": "Calls liar too readily, the beginner's mistake: bid it up and let it call.",
     "medium": "Plays the odds of its own dice: calls unlikely bids and raises safely.",
     "hard": "Takes every bid as the truth and jumps when it is sure: strong but readable.",
-    "expert": "Mixes bluffs with honest bids from the same hands and weighs how often "
-    "each player bluffs.",
+    "expert": "Mixes bluffs with honest bids from the same hands and weighs each kind of "
+    "bid by how often it is a bluff: built not to be read.",
     "random": "Any legal move at random: for testing a client, not a game.",
     "cautious": "The medium bot under its first name; it also plays for a player who ran "
     "out of time (`on_timeout: auto`).",

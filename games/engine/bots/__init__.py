@@ -9,8 +9,9 @@ The levels people choose, weakest first, each measured to beat the one below it 
 preset (bench/bots.py --ladder): `easy` (calls "liar" too readily), `medium` (the
 `cautious` bot under its level's name), `hard` (reads bids as the truth and jumps when
 sure: the expert before the mixed one, strong but readable) and `expert` (mixed bids, a
-bluff-aware posterior, tuned per preset against exploiters). `random` and `cautious` stay
-as they were: the timeout policy plays `cautious`.
+weight per kind of bid and a cap on what bids prove, tuned per preset against
+exploiters). `random` and `cautious` stay as they were: the timeout policy plays
+`cautious`.
 """
 
 from __future__ import annotations

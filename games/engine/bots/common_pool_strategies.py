@@ -254,7 +254,7 @@ def _first(challenge: dict | None) -> int:
 class PoolParams:
     """The weights of the odds-reading strategy. The defaults are `hard` (set by hand; it
     was the expert until issue 27); the expert (pool_expert.py) turns on the mixing and
-    the bluff-aware reading, with values searched per preset by bench/tune_expert.py."""
+    the capped reading of bids, with values searched per preset by bench/tune_expert.py."""
 
     first_bid_weight: float = 1.0  # log-odds per die for the face of a seat's first bid
     same_face_weight: float = 0.5  # ... for a later bid on the face the standing bid names
@@ -275,6 +275,10 @@ class PoolParams:
     show_gain: float = 0.08  # show and reroll only when it makes the raise this much likelier
     pass_value: float = 0.9
     passer_honesty: float = 0.6  # share of passers that pass because they have no pair
+
+    def __post_init__(self) -> None:
+        if self.belief_cap < 1 or self.max_jump < 0:
+            raise ValueError("belief_cap must be at least 1 and max_jump at least 0")
 
 
 HARD = PoolParams()
@@ -369,10 +373,14 @@ def odds_raise(
         ]
         if others:
             f = rng.choice(others)
-            jump = best[1] - mins[best[2]] if rng.random() < params.bluff_jump else 0
+            jump = (
+                best[1] - mins[best[2]]
+                if params.bluff_jump and rng.random() < params.bluff_jump
+                else 0
+            )
             quantity = min(table.total, mins[f] + jump)
             return table.p_at_least(quantity, f), quantity, f
-    if best[1] > mins[best[2]] and rng.random() < params.sandbag:
+    if params.sandbag and best[1] > mins[best[2]] and rng.random() < params.sandbag:
         low = mins[best[2]]
         return table.p_at_least(low, best[2]), low, best[2]
     return best
@@ -385,7 +393,7 @@ def odds_opening(
     high as it still looks `bluff_floor` likely (at least that face's lowest bid)."""
     quantity, face = opening_bid(table, mins, params.open_confidence)
     others = [f for f in mins if f != face]
-    if others and rng.random() < params.open_bluff:
+    if params.open_bluff and others and rng.random() < params.open_bluff:
         f = rng.choice(others)
         q = mins[f]
         while q < table.total and table.p_at_least(q + 1, f) >= params.bluff_floor:

@@ -323,7 +323,6 @@ async function createForm() {
   );
 }
 
-
 // --- profile -------------------------------------------------------------------------
 
 async function renderProfile(username) {
