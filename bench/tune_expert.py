@@ -60,6 +60,7 @@ POKER_SPACE = {
     "jump_lie": (0.05, 0.95),
     "min_truth": (0.05, 0.9),
     "caught_rate": (0.1, 1.0),
+    "open_doubt": (0.0, 1.5),
 }
 BASELINES = ("hard", "cautious")
 
