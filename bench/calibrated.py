@@ -18,7 +18,7 @@ from dataclasses import replace
 
 from bench.exploiters import (
     PokerExploitParams,
-    PoolParams,
+    PoolExploitParams,
     claim_kind,
     poker_exploiter,
     pool_bid_kind,
@@ -108,7 +108,7 @@ def record_pool_round(truths: TruthTable, view: dict, last: dict) -> None:
         truths.add(_pool_feature(table, actions, i), count >= bid[0])
 
 
-def calibrated_pool(params: PoolParams, truths: TruthTable, learn: bool = True) -> Strategy:
+def calibrated_pool(params: PoolExploitParams, truths: TruthTable, learn: bool = True) -> Strategy:
     """The pool exploiter whose belief in the standing bid is the learnt truth rate."""
 
     def belief(view: dict, table: Table) -> float:
@@ -170,7 +170,7 @@ def _learning(strategy: Strategy, truths: TruthTable, record: Callable, learn: b
 
 
 def calibrated_reader(
-    params: PoolParams | PokerExploitParams, truths: TruthTable, learn: bool = True
+    params: PoolExploitParams | PokerExploitParams, truths: TruthTable, learn: bool = True
 ) -> Strategy:
     """The calibrated reader for a params object of either family."""
     if isinstance(params, PokerExploitParams):
