@@ -15,7 +15,7 @@ import random
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..common_pool.bids import bid_key
+from ..common_pool.bids import bid_key, min_quantity
 from .view_play import entry, total_dice
 
 # --- probability helpers ---------------------------------------------------------------
@@ -328,11 +328,7 @@ def infer_weights(view: dict, table: Table, params: PoolParams) -> dict[int, lis
 
 def lowest_raise(table: Table, previous: tuple[int, int], face: int) -> int:
     """The lowest quantity on `face` that tops `previous`."""
-    key = table.key(*previous)
-    quantity = 1
-    while table.key(quantity, face) <= key:
-        quantity += 1
-    return quantity
+    return min_quantity(table.ones_bids, face, table.key(*previous))
 
 
 def show_plan(table: Table, face: int) -> tuple[list[int], int] | None:

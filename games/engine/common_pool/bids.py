@@ -56,7 +56,7 @@ def faces_for(ones_bids: str) -> tuple[int, ...]:
     return FACES[1:] if ones_bids == "forbidden" else FACES
 
 
-def _min_quantity(ones_bids: str, face: int, key: int) -> int:
+def min_quantity(ones_bids: str, face: int, key: int) -> int:
     """Lowest quantity q >= 1 with bid_key(q, face) > key."""
     if key < 0:
         return 1
@@ -82,7 +82,7 @@ def min_quantities(ones_bids: str, key: int, total: int) -> tuple[tuple[int, int
     """
     out = []
     for face in faces_for(ones_bids):
-        q = _min_quantity(ones_bids, face, key)
+        q = min_quantity(ones_bids, face, key)
         if q <= total:
             out.append((face, q))
     return tuple(out)
