@@ -9,12 +9,14 @@ from __future__ import annotations
 import math
 import random
 import time
+from dataclasses import asdict
 from functools import partial
 
-from games.engine import apply, legal_actions, loser, new_match, view_for
+from games.engine import apply, legal_actions, loser, new_match, rules_from_preset, view_for
 from games.engine.bots.common_pool_strategies import PoolParams
+from games.engine.bots.poker_expert import TUNED as POKER_TUNED
 from games.engine.bots.poker_expert import PokerParams, expert_poker
-from games.engine.bots.pool_expert import expert_pool
+from games.engine.bots.pool_expert import PARAMS_BY_PRESET, expert_pool
 from games.engine.bots.view_play import Strategy
 from games.engine.poker_dice.rules import POKER_DICE
 
@@ -48,6 +50,13 @@ def play(
         action["seat"] = seat
         state, _ = apply(state, action, rng)
     raise RuntimeError("a game did not end")
+
+
+def tuned_expert_params(preset: str) -> dict:
+    """The expert's tuned parameters for `preset`, as `expert_with` takes them."""
+    if rules_from_preset(preset).family == POKER_DICE:
+        return asdict(POKER_TUNED)
+    return asdict(PARAMS_BY_PRESET[preset])
 
 
 def expert_with(family: str, params: dict) -> Strategy:

@@ -31,7 +31,6 @@ import multiprocessing
 import random
 import sys
 import time
-from dataclasses import asdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -40,9 +39,6 @@ from bench import arena, exploit_tuner
 from bench.arena import wilson
 from games.engine import rules_from_preset
 from games.engine.bots import LEVELS, STRATEGIES, Strategy
-from games.engine.bots.poker_expert import TUNED as POKER_TUNED
-from games.engine.bots.poker_expert import PokerParams
-from games.engine.bots.pool_expert import PARAMS_BY_PRESET, PoolParams
 
 PRESETS = ("milton_bradley", "classic", "perudo", "poker_dice")
 PLAYERS = (2, 4, 6)
@@ -211,7 +207,7 @@ def report(args: argparse.Namespace) -> None:
             (*_, exploited, _), *_ = exploit_tuner.preset_rows(
                 runner, "expert", preset, plan, exploit_tuner.load_tuned("expert")
             )
-            tuned = asdict(expert_params(preset))
+            tuned = arena.tuned_expert_params(preset)
             against = {}
             for other in ("hard", "cautious"):
                 for players in (2, 4):
@@ -247,13 +243,6 @@ def print_report(rows: list) -> None:
             flush=True,
         )
     print("(alone at 4 seats: a fair share is 25%, in poker dice 75%: not buying the jug)")
-
-
-def expert_params(preset: str) -> PoolParams | PokerParams:
-    """The expert's tuned parameters for `preset`."""
-    if rules_from_preset(preset).family == "poker_dice":
-        return POKER_TUNED
-    return PARAMS_BY_PRESET[preset]
 
 
 def exploit(args: argparse.Namespace) -> None:

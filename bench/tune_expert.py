@@ -24,16 +24,14 @@ import json
 import random
 import sys
 import time
-from dataclasses import asdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.arena import tuned_expert_params
 from bench.exploit_tuner import PRESETS, Match, Runner, search
 from bench.exploiters import params_to_dict
 from games.engine import rules_from_preset
-from games.engine.bots.poker_expert import TUNED as POKER_TUNED
-from games.engine.bots.pool_expert import PARAMS_BY_PRESET
 from games.engine.poker_dice.rules import POKER_DICE
 
 # The range searched for each parameter.
@@ -97,8 +95,7 @@ def neighbour(space: dict, params: dict, scale: float, rng: random.Random) -> di
 def tune_preset(runner: Runner, preset: str, args: argparse.Namespace) -> dict:
     family = rules_from_preset(preset).family
     space = POKER_SPACE if family == POKER_DICE else POOL_SPACE
-    start = POKER_TUNED if family == POKER_DICE else PARAMS_BY_PRESET[preset]
-    expert = asdict(start)
+    expert = tuned_expert_params(preset)
     population: list = list(BASELINES)
     rng = random.Random(args.seed)
     t0 = time.perf_counter()
