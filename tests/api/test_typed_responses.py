@@ -153,7 +153,13 @@ def test_every_response_of_a_played_match_fits_the_typed_schema(
     assert {"dice_committed", "bid", "challenge", "player_out", "match_finished"} <= seen
     assert seen <= set(MATCH_EVENTS)
     callers[0].get(f"{url}messages/")
-    for path in ("/api/v1/", "/api/v1/me/", "/api/v1/me/transactions/", "/api/v1/rulesets/"):
+    for path in (
+        "/api/v1/",
+        "/api/v1/me/",
+        "/api/v1/me/transactions/",
+        "/api/v1/rulesets/",
+        "/api/v1/bots/",
+    ):
         callers[0].get(path)
     callers[0].get(f"/api/v1/players/{owner.username}/")
     callers[0].get("/api/v1/leaderboard/", by="rating", page_size=2)
