@@ -86,7 +86,7 @@ def _stream_start(request: Request) -> int | None:
 @live_view(AccountStreamSchema, prepare=_stream_start)
 async def account_stream(request: Request, after: int | None) -> HttpResponse:
     slot = stream_limit.open(request.user.pk)
-    return sse_response(_account_stream_body(request, slot, after))
+    return sse_response(_account_stream_body(request, slot, after), request)
 
 
 async def _account_stream_body(

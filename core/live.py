@@ -23,6 +23,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.utils import timezone
 from django.utils.module_loading import import_string
 from rest_framework import exceptions
 from rest_framework.request import Request
@@ -193,7 +194,35 @@ class Pulse:
         return woken, now, HEARTBEAT
 
 
-def sse_response(body: AsyncIterator[bytes]) -> StreamingHttpResponse:
+def token_expiry(request: Request) -> float | None:
+    """When the token the request authenticated with expires, on `time.monotonic()`'s
+    clock; None for a token that never does (or no token)."""
+    expires_at = getattr(request.auth, "expires_at", None)
+    if expires_at is None:
+        return None
+    return time.monotonic() + (expires_at - timezone.now()).total_seconds()
+
+
+async def _until(body: AsyncIterator[bytes], deadline: float) -> AsyncIterator[bytes]:
+    """`body` until `deadline` (`time.monotonic()`): then it is cancelled where it waits
+    (its own clean-up runs) and the stream ends."""
+    try:
+        while True:
+            async with asyncio.timeout(deadline - time.monotonic()):
+                chunk = await anext(body)
+            yield chunk
+    except (StopAsyncIteration, TimeoutError):
+        return
+    finally:
+        await body.aclose()
+
+
+def sse_response(body: AsyncIterator[bytes], request: Request) -> StreamingHttpResponse:
+    """A stream of `body`'s frames, which ends when the token that opened it expires:
+    a token's expiry ends everything it opened, as its revocation does."""
+    expiry = token_expiry(request)
+    if expiry is not None:
+        body = _until(body, expiry)
     response = StreamingHttpResponse(body, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     # Proxies (nginx) must pass each event on at once, not buffer the stream.

@@ -23,6 +23,7 @@ from rest_framework import exceptions, serializers
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
+from accounts.authentication import TokenExpired
 from accounts.events import SESSIONS_CHANNEL
 from accounts.models import User
 from core import notifications
@@ -39,6 +40,7 @@ from core.live import (
     sse_event,
     sse_response,
     stream_limit,
+    token_expiry,
     token_problem,
 )
 from core.query import parse_query
@@ -300,7 +302,7 @@ class MatchEventsSchema(APIView):
         "200 a call), typed by `type`. With `wait` (seconds, up to 30) the call holds "
         "until an event exists or the time passes: call again with `after=last_seq`. A "
         "waiting call holds no server thread. Should the caller lose sight of the match "
-        "while it waits (a private match's seat gone, the token revoked, the account "
+        "while it waits (a private match's seat gone, the token revoked or expired, the account "
         "banned), it answers what was written before that, else the 404 or 401 a new call "
         "would get.",
     )
@@ -313,6 +315,11 @@ async def match_events(request: Request, prepared: tuple, match_id: int) -> Http
     query, private_seq = prepared
     after, wait = query["after"], query["wait"]
     deadline = request.arrived_at + wait
+    # A token's expiry ends the wait it opened: what came before it, else a 401.
+    expiry = token_expiry(request)
+    expires_first = expiry is not None and expiry < deadline
+    if expires_first:
+        deadline = expiry
     hub = notifications.hub()
     async with hub.subscribe((CHANNEL, match_id), _session_key(request.user.pk)) as sub:
         sight = _Sight(request, sub, match_id, after, private_seq)
@@ -338,6 +345,8 @@ async def match_events(request: Request, prepared: tuple, match_id: int) -> Http
                     break  # the listener vouches that nothing was written
                 fresh_since = time.monotonic()
                 events = await sight.events_after(log, after, fresh_since)
+    if not events and not sight.lost and expires_first and time.monotonic() >= deadline:
+        sight.lost = TokenExpired()
     if sight.lost and not events:
         return problem_from(sight.lost)
     last = events[-1]["seq"] if events else after
@@ -375,7 +384,7 @@ class MatchStreamSchema(APIView):
                     "oldest first; a `: heartbeat` comment every 15 s; the stream ends "
                     "after the match's final events (`match_finished`, `match_aborted`), "
                     "and when the caller loses sight of the match (a private match's seat "
-                    "gone, the token revoked, the account banned), before anything "
+                    "gone, the token revoked or expired, the account banned), before anything "
                     "written from then on."
                 ),
             )
@@ -392,7 +401,7 @@ class MatchStreamSchema(APIView):
 async def match_stream(request: Request, prepared: tuple, match_id: int) -> HttpResponse:
     after, match = prepared
     slot = stream_limit.open(request.user.pk)
-    return sse_response(_match_stream_body(request, slot, match, after))
+    return sse_response(_match_stream_body(request, slot, match, after), request)
 
 
 async def _match_stream_body(
@@ -491,7 +500,7 @@ def _seat_view(match_id: int, user: User) -> dict[str, Any] | None:
 @live_view(SeatStreamSchema, prepare=_seat_stream_start)
 async def seat_stream(request: Request, after: int | None, match_id: int) -> HttpResponse:
     slot = stream_limit.open(request.user.pk)
-    return sse_response(_seat_stream_body(request, slot, match_id, after))
+    return sse_response(_seat_stream_body(request, slot, match_id, after), request)
 
 
 async def _seat_stream_body(

@@ -61,7 +61,7 @@ def _stream_start(request: Request, tournament_id: int) -> dict[str, Any]:
 @live_view(TournamentStreamSchema, prepare=_stream_start)
 async def tournament_stream(request: Request, first: dict, tournament_id: int) -> HttpResponse:
     slot = stream_limit.open(request.user.pk)
-    return sse_response(_body(slot, first, tournament_id))
+    return sse_response(_body(slot, first, tournament_id), request)
 
 
 async def _body(slot: StreamSlot, detail: dict, tournament_id: int) -> AsyncIterator[bytes]:
