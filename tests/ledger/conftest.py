@@ -9,10 +9,19 @@ from tests.factories import UserFactory
 
 
 def funded_user(chips: int = 1000, **kwargs):
+    """A user holding `chips`, granted at signup (minted: the house's bankroll untouched)."""
     user = UserFactory(**kwargs)
     if chips:
-        services.bot_funding(user=user, amount=chips, idempotency_key=f"test-fund:{user.pk}")
+        services.signup_grant(user=user, amount=chips)
     return user
+
+
+def fund_house(chips: int, *, by=None) -> None:
+    """Funds the house's bankroll as a moderator does: a staff adjustment."""
+    staff = by or UserFactory(is_staff=True)
+    services.adjustment(
+        account=services.house_account(), amount=chips, reason="bankroll", actor=staff
+    )
 
 
 def balance(account: Account) -> int:
