@@ -126,8 +126,9 @@ def tournament_create(
     max_timeouts: int = 3,
 ) -> Tournament:
     """A tournament open for registration. Any player may create one; only staff may
-    set a fee (it goes to the house). A sit-and-go seats `table_size` entrants and
-    starts when full; a knockout takes `min_entrants` to `max_entrants`."""
+    set a fee (held for the house until the tournament is played out). A sit-and-go
+    seats `table_size` entrants and starts when full; a knockout takes `min_entrants` to
+    `max_entrants`."""
     try:
         # Only checked: each table is made from the preset and the options again.
         engine.rules_from_preset(ruleset, options or {})

@@ -23,7 +23,7 @@ from games.services.bot_players import server_bot
 from games.tasks import apply_turn_timeout
 from ledger.models import Account
 from tests.celery.conftest import wait_until
-from tests.factories import ActiveMatchFactory, PlayerFactory
+from tests.factories import ActiveMatchFactory, PlayerFactory, fund_house
 
 pytestmark = pytest.mark.slow
 
@@ -68,6 +68,9 @@ def _assert_each_action_logged_once(match_id: int) -> None:
 
 def _all_bot_match(**kwargs) -> Match:
     host = server_bot("expert")  # the house stakes it, as every server bot
+    if kwargs.get("buy_in"):  # from its bankroll, only bots that play for chips
+        fund_house(3 * kwargs["buy_in"])
+        return ActiveMatchFactory(players=[host], bots=["hard", "hard"], **kwargs)
     return ActiveMatchFactory(players=[host], bots=["cautious", "random"], **kwargs)
 
 
