@@ -482,8 +482,9 @@ def pay_from_house(
     bankroll is short (a replay of `key` returns the payment made). `scope` is what the
     payment belongs to (e.g. the table a bot's stake goes to)."""
     house = house_account()
-    # No savepoint: the refusal is raised after the block, when nothing was written.
-    with transaction.atomic(savepoint=False):
+    # A savepoint: `move` may refuse a reused key after locking, which leaves the
+    # caller's transaction usable; the bankroll's refusal is raised after the block.
+    with transaction.atomic():
         accounts_lock(accounts=[house, target])
         short = house.balance < amount and key not in existing_transfers([key])
         if not short:

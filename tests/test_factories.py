@@ -59,6 +59,7 @@ def test_the_creator_starts_a_table_with_seats_to_spare():
 
 
 def test_a_finished_match_was_played_round_by_round():
+    fund_house(20)
     match = FinishedMatchFactory(
         players=2, bots=["hard"], buy_in=20, ante=1, options={"dice_per_player": 2}
     )
