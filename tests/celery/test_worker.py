@@ -88,6 +88,7 @@ def test_an_all_bot_match_with_chips_plays_to_the_end(celery_processes, ruleset)
 def test_an_absent_human_is_timed_out_and_the_match_finishes(celery_processes, ruleset):
     celery_processes.start_worker()
     human = PlayerFactory()
+    fund_house(10)  # the bot's buy-in, from the house's bankroll
     match = services.match_create(
         user=human,
         ruleset=ruleset,
@@ -96,7 +97,7 @@ def test_an_absent_human_is_timed_out_and_the_match_finishes(celery_processes, r
         buy_in=10,
         ante=1,
         on_timeout="forfeit",
-        bots=["cautious"],
+        bots=["hard"],
     ).match
     wait_until(lambda: _status(match.pk) == "finished", timeout=60)
     timed_out = MatchEvent.objects.filter(match_id=match.pk, type="turn_timed_out")
