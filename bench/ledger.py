@@ -162,7 +162,7 @@ def main() -> None:
         users = User.objects.bulk_create(User(username=f"bench{n}") for n in range(opts.wallets))
         wallet_ids = []
         for user in users:
-            services.bot_funding(user=user, amount=10_000_000)
+            services.signup_grant(user=user, amount=10_000_000)
             wallet_ids.append(services.wallet_for(user).pk)
         connections.close_all()  # children open their own
 

@@ -97,7 +97,7 @@ def main() -> int:
         from django.utils import timezone
 
         from games.models import Match, MatchAction
-        from tests.factories import PlayerFactory
+        from tests.factories import PlayerFactory, fund_house
         from tournaments.models import Stage, Tournament
         from tournaments.services import tournament_add_bot, tournament_create
 
@@ -117,10 +117,12 @@ def main() -> int:
             buy_in=100,
             bots_allowed=True,
         )
-        strategies = ("cautious", "expert", "random")
+        # Only the bots the house stakes enter where there is a buy-in, on its bankroll.
+        fund_house(100 * args.entrants)
+        strategies = ("hard", "expert")
         for i in range(args.entrants):
             tournament_add_bot(
-                tournament_id=tournament.pk, user=creator, strategy=strategies[i % 3]
+                tournament_id=tournament.pk, user=creator, strategy=strategies[i % 2]
             )
         worker = _start(env, "worker", "--pool", "prefork", "--concurrency", str(args.workers))
         beat = _start(env, "beat", "--schedule", str(Path(tmp) / "beat"))

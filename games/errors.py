@@ -4,6 +4,7 @@ meet with `core.schema.problems(...)`."""
 
 from core.errors import ConflictError, DomainError, NotFoundError, PermissionDeniedError
 from games import engine
+from ledger.errors import HouseBankrollInsufficient
 
 # --- matches ---------------------------------------------------------------------------
 
@@ -47,6 +48,26 @@ class NotSeated(PermissionDeniedError):
 
 class NotCreator(PermissionDeniedError):
     code = "not_creator"
+
+
+class BotNotStaked(ConflictError):
+    """A server bot whose strategy never plays for chips (`games.stakes.STAKED_STRATEGIES`)
+    asked for at a table, or an entry, with a buy-in."""
+
+    code = "bot_not_staked"
+    title = "This bot does not play for chips"
+
+
+class BotStakeTooHigh(ConflictError):
+    """A buy-in above what the house stakes on one bot (`HOUSE_BOT_MAX_STAKE`)."""
+
+    code = "bot_stake_too_high"
+    title = "The house does not stake a bot that high"
+
+
+# Why the house refuses to stake a bot (`games.stakes.house_stake_check`): every view
+# that may seat a server bot where there is a buy-in lists them.
+HOUSE_STAKE_REFUSALS = (BotNotStaked, BotStakeTooHigh, HouseBankrollInsufficient)
 
 
 class NoSeatForCreator(DomainError):

@@ -63,7 +63,11 @@ class PlayerLeftData(serializers.Serializer):
     type = ConstField("player_left")
     seat = serializers.IntegerField()
     player = PlayerRef()
-    reason = serializers.CharField(required=False, help_text="e.g. insufficient_chips.")
+    reason = serializers.CharField(
+        required=False,
+        help_text="e.g. insufficient_chips (a person short of the buy-in at the start), "
+        "house_bankroll_insufficient (a bot the house's bankroll no longer covers).",
+    )
 
 
 class CreatorChangedData(serializers.Serializer):

@@ -15,11 +15,18 @@ history (a replay of an old key must find it), so they never change.
 The `take_*`, `pay_*`, `settle_*` and `refund_*` functions are what the match service
 calls: each returns the movements as `{from, to, amount, kind}` for the round record,
 stacks named by seat number ("seat:2"). The helpers below them return `Movement`s.
+
+The house's economics (RULES.md 1.8): only the strongest bots (`STAKED_STRATEGIES`)
+play for chips; the house stakes each at most `HOUSE_BOT_MAX_STAKE` a seat, from its
+bankroll (the house account's balance, funded by staff adjustments, fees and what its
+bots win), which the ledger never mints into. `house_stake_check` says so before a bot
+sits down; the ledger refuses a stake the bankroll cannot cover at the buy-in itself.
 """
 
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import (
     BigIntegerField,
@@ -34,13 +41,15 @@ from django.db.models import (
 from django.db.models.functions import Cast, Concat, Substr
 
 from accounts.models import User
+from games.errors import BotNotStaked, BotStakeTooHigh
 from games.models import Match, Seat
 from ledger import services as ledger
-from ledger.errors import IdempotencyKeyReused, InvalidTransfer
+from ledger.errors import HouseBankrollInsufficient, IdempotencyKeyReused, InvalidTransfer
 from ledger.models import POT_KINDS, SCOPED_KINDS, Account, AccountKind, Transfer, TransferKind
 from ledger.selectors import (
     AuditCheck,
     accounts_in_scope,
+    house_balance,
     transfers_in_scope,
     transfers_in_scopes,
 )
@@ -171,6 +180,12 @@ def transfers_of_matches(match_ids: Iterable[int]) -> QuerySet[Transfer]:
 # --------------------------------------------------------------------------- buy-ins
 
 
+# The strategies the house stakes: its strongest. The practice levels (`easy`,
+# `medium`) and the test strategies (`random`, `cautious`) only play where no chips are
+# at stake, as a card room would never stake a bot built to lose.
+STAKED_STRATEGIES = ("hard", "expert")
+
+
 def is_house_staked(player: User) -> bool:
     """The server's own bots play on the house's chips: their buy-ins come from the house
     and their stacks go back to it, so a bot's wallet is never used and any number of
@@ -178,10 +193,40 @@ def is_house_staked(player: User) -> bool:
     return bool(player.bot_strategy)
 
 
+def plays_for_chips(strategy: str) -> bool:
+    """Whether the house stakes a bot of `strategy` at a table (or an entry) with a
+    buy-in."""
+    return strategy in STAKED_STRATEGIES
+
+
+def house_stake_check(*, strategy: str, amount: int, owed: int = 0) -> None:
+    """Refuses a bot of `strategy` staked `amount` chips by the house, which already owes
+    `owed` at the same table (its other bots' buy-ins): `BotNotStaked` for a strategy
+    that never plays for chips, `BotStakeTooHigh` above `HOUSE_BOT_MAX_STAKE`,
+    `HouseBankrollInsufficient` when the bankroll cannot cover it. Free play (`amount`
+    0) seats any bot."""
+    if amount <= 0:
+        return
+    if not plays_for_chips(strategy):
+        raise BotNotStaked(
+            f"The {strategy} bot does not play for chips: only {' and '.join(STAKED_STRATEGIES)}"
+            " bots sit at a table, or enter a tournament, with a buy-in."
+        )
+    if amount > settings.HOUSE_BOT_MAX_STAKE:
+        raise BotStakeTooHigh(
+            f"The house stakes a bot at most {settings.HOUSE_BOT_MAX_STAKE} chips; "
+            f"this buy-in is {amount}."
+        )
+    if house_balance() < amount + owed:
+        raise HouseBankrollInsufficient(
+            f"The house's bankroll cannot cover {amount} chips; a moderator funds it."
+        )
+
+
 def buy_in(*, seat: Seat, amount: int, actor: User | None = None) -> Movement | None:
-    """Moves the match's buy-in from the player's wallet (the house's, for a server bot)
-    to the seat's stack; `actor` is who caused it (`buy_ins` names each seat's own
-    player)."""
+    """Moves the match's buy-in from the player's wallet (the house's bankroll, for a
+    server bot: `HouseBankrollInsufficient` when it is short) to the seat's stack;
+    `actor` is who caused it (`buy_ins` names each seat's own player)."""
     if amount <= 0:
         return None
     stack, key, scope = stack_for(seat), f"buy_in:seat:{seat.pk}", match_scope(seat.match_id)
@@ -193,12 +238,11 @@ def buy_in(*, seat: Seat, amount: int, actor: User | None = None) -> Movement | 
     return ledger.move(wallet, stack, amount, TransferKind.BUY_IN, key, scope=scope, actor=actor)
 
 
-def _source_of(seat: Seat) -> list[Account]:
-    """The accounts a seat's buy-in moves from: its player's wallet, or the house (and
-    the issuer, which tops the house up)."""
+def _source_of(seat: Seat) -> Account:
+    """The account a seat's buy-in moves from: its player's wallet, or the house."""
     if is_house_staked(seat.player):
-        return [ledger.issuer_account(), ledger.house_account()]
-    return [ledger.wallet_for_user_id(seat.player_id)]
+        return ledger.house_account()
+    return ledger.wallet_for_user_id(seat.player_id)
 
 
 def buy_ins(*, seats: Sequence[Seat], amount: int) -> list[Movement]:
@@ -207,7 +251,7 @@ def buy_ins(*, seats: Sequence[Seat], amount: int) -> list[Movement]:
     if amount <= 0:
         return []
     with transaction.atomic():
-        ledger.accounts_lock(accounts=[a for s in seats for a in (*_source_of(s), stack_for(s))])
+        ledger.accounts_lock(accounts=[a for s in seats for a in (_source_of(s), stack_for(s))])
         return [
             m for s in seats if (m := buy_in(seat=s, amount=amount, actor=s.player)) is not None
         ]

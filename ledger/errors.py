@@ -17,6 +17,15 @@ class InsufficientChips(LedgerError):
     title = "Not enough chips"
 
 
+class HouseBankrollInsufficient(LedgerError):
+    """The house's bankroll (its balance) cannot cover a payment: the ledger never mints
+    to cover the house."""
+
+    code = "house_bankroll_insufficient"
+    status = 409
+    title = "The house's bankroll cannot cover this"
+
+
 class IdempotencyKeyReused(LedgerError):
     """The idempotency key was already used for a different movement."""
 

@@ -32,12 +32,15 @@ class AccountKind(models.TextChoices):
     ROUND_POT = "round_pot"  # pots: one of each kind per scope, owned by no user
     GAME_POT = "game_pot"
     PRIZE_POOL = "prize_pool"  # a tournament's buy-ins, one per scope, owned by no user
-    HOUSE = "house"  # funds sign-up grants and bots
+    # Chips owed to the house but held in a scope until its owner releases them to the
+    # house (or returns them to whoever paid), one per scope, owned by no user.
+    ESCROW = "escrow"
+    HOUSE = "house"  # the house's bankroll: stakes its bots; never minted into
     ISSUER = "issuer"  # -balance = chips in circulation
 
 
 class TransferKind(models.TextChoices):
-    SIGNUP_GRANT = "signup_grant"
+    SIGNUP_GRANT = "signup_grant"  # issuer -> a new account's wallet
     BUY_IN = "buy_in"
     ANTE_ROUND = "ante_round"
     ANTE_GAME = "ante_game"
@@ -45,17 +48,21 @@ class TransferKind(models.TextChoices):
     GAME_POT_WIN = "game_pot_win"
     CASH_OUT = "cash_out"
     REFUND = "refund"
-    ADJUSTMENT = "adjustment"
-    BOT_FUNDING = "bot_funding"
-    HOUSE_FUNDING = "house_funding"  # issuer -> house: chips enter circulation
+    ADJUSTMENT = "adjustment"  # issuer <-> a wallet or the house, by staff with a reason
+    BOT_FUNDING = "bot_funding"  # house -> a bot's wallet, from the bankroll
+    # Retired: issuer -> house, the mint that once covered the house's shortfall. Never
+    # written since the bankroll rule; older rows stay (the ledger is append-only).
+    HOUSE_FUNDING = "house_funding"
     ENTRY = "entry"  # a tournament's buy-in: wallet (or house) -> its prize pool
-    ENTRY_FEE = "entry_fee"  # a tournament entry's fee: wallet -> house
+    # A tournament entry's fee: wallet -> its escrow, then escrow -> house once it is over
+    ENTRY_FEE = "entry_fee"
     PRIZE = "prize"  # prize pool -> a placed entrant's wallet (or the house)
 
 
 POT_KINDS = (AccountKind.ROUND_POT, AccountKind.GAME_POT)
-# Accounts held in a scope by no user: a table's pots, a tournament's prize pool.
-UNOWNED_SCOPED_KINDS = (*POT_KINDS, AccountKind.PRIZE_POOL)
+# Accounts held in a scope by no user: a table's pots, a tournament's prize pool, chips
+# in escrow for the house.
+UNOWNED_SCOPED_KINDS = (*POT_KINDS, AccountKind.PRIZE_POOL, AccountKind.ESCROW)
 SCOPED_KINDS = (AccountKind.STACK, *UNOWNED_SCOPED_KINDS)
 
 # Longest scope and ref: "<name>:<id>" strings.

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection
-from django.db.models import Q, QuerySet
+from django.db.models import Q, QuerySet, Sum
 
 from core.prebuilt import PrebuiltSelect
 from ledger.models import Account, AccountKind, Transfer
@@ -67,7 +67,35 @@ def circulation() -> int:
     return -(balance or 0)
 
 
+def house_balance() -> int:
+    """The house's bankroll: what it holds, all it may stake (0 before any transfer)."""
+    balance = (
+        Account.objects.filter(kind=AccountKind.HOUSE).values_list("balance", flat=True).first()
+    )
+    return balance or 0
+
+
+def house_flows() -> dict[str, dict[str, int]]:
+    """Where the house's bankroll came from and went: {"in": {kind: chips}, "out": {kind:
+    chips}}, summed over every transfer into and out of the house (two aggregates)."""
+    house = Account.objects.filter(kind=AccountKind.HOUSE).first()
+    if house is None:
+        return {"in": {}, "out": {}}
+    flows = {}
+    for side, field in (("in", "credit"), ("out", "debit")):
+        rows = (
+            Transfer.objects.filter(**{field: house}).values("kind").annotate(chips=Sum("amount"))
+        )
+        flows[side] = {row["kind"]: row["chips"] for row in rows.order_by("kind")}
+    return flows
+
+
 # --------------------------------------------------------------------------- audit
+
+# The bankroll invariants hold from the migration that made the house's bankroll finite:
+# earlier rows are history (the ledger is append-only), so they check what came after.
+_SINCE_BANKROLL = """COALESCE((SELECT applied FROM django_migrations
+    WHERE app = 'ledger' AND name = '0008_house_bankroll'), '-infinity')"""
 
 _CHECKS: list[tuple[str, str]] = [
     (
@@ -117,6 +145,30 @@ _CHECKS: list[tuple[str, str]] = [
         ) r
         WHERE stated IS NOT NULL AND stated <> running
         ORDER BY transfer_id
+        """,
+    ),
+    (
+        "chips are minted only as signup grants to a wallet and staff adjustments (never"
+        " for the house's stakes)",
+        f"""
+        SELECT t.id, t.kind, t.amount, c.kind AS credit_kind, t.idempotency_key
+        FROM ledger_transfer t
+        JOIN ledger_account d ON d.id = t.debit_id
+        JOIN ledger_account c ON c.id = t.credit_id
+        WHERE d.kind = 'issuer' AND t.created_at >= {_SINCE_BANKROLL}
+          AND NOT (t.kind = 'signup_grant' AND c.kind = 'wallet')
+          AND NOT (t.kind = 'adjustment' AND t.actor_id IS NOT NULL)
+        ORDER BY t.id
+        """,
+    ),
+    (
+        "signup grants come from the issuer, never from the house's bankroll",
+        f"""
+        SELECT t.id, t.amount, d.kind AS debit_kind, t.idempotency_key
+        FROM ledger_transfer t JOIN ledger_account d ON d.id = t.debit_id
+        WHERE t.kind = 'signup_grant' AND d.kind <> 'issuer'
+          AND t.created_at >= {_SINCE_BANKROLL}
+        ORDER BY t.id
         """,
     ),
 ]

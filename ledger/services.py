@@ -34,7 +34,13 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Max, Q
 from django.utils import timezone
 
-from ledger.errors import IdempotencyKeyReused, InsufficientChips, InvalidTransfer, LedgerError
+from ledger.errors import (
+    HouseBankrollInsufficient,
+    IdempotencyKeyReused,
+    InsufficientChips,
+    InvalidTransfer,
+    LedgerError,
+)
 from ledger.models import SCOPED_KINDS, Account, AccountKind, Transfer, TransferKind
 
 # A user: any instance of settings.AUTH_USER_MODEL (the ledger reads only its `pk`).
@@ -471,45 +477,41 @@ def pay_from_house(
     actor: User | None = None,
     scope: str = "",
 ) -> Movement:
-    """Pays `amount` from the house, minting the shortfall from the issuer first; `scope`
-    is what the payment belongs to (e.g. the table a bot's stake goes to)."""
-    house, issuer = house_account(), issuer_account()
+    """Pays `amount` from the house's bankroll, its balance, which is finite: the ledger
+    never mints to cover the house. `HouseBankrollInsufficient`, moving nothing, when the
+    bankroll is short (a replay of `key` returns the payment made). `scope` is what the
+    payment belongs to (e.g. the table a bot's stake goes to)."""
+    house = house_account()
+    # A savepoint: `move` may refuse a reused key after locking, which leaves the
+    # caller's transaction usable; the bankroll's refusal is raised after the block.
     with transaction.atomic():
-        accounts_lock(accounts=[issuer, house, target])
-        prior = existing_transfers([key]).get(key)
-        if prior is not None:  # `move` compares the payloads
+        accounts_lock(accounts=[house, target])
+        short = house.balance < amount and key not in existing_transfers([key])
+        if not short:
             return move(house, target, amount, kind, key, scope=scope, actor=actor)
-        if house.balance < amount:
-            move(
-                issuer,
-                house,
-                amount - house.balance,
-                TransferKind.HOUSE_FUNDING,
-                f"house_funding:{key}",
-                actor=actor,
-            )
-        return move(house, target, amount, kind, key, scope=scope, actor=actor)
+    raise HouseBankrollInsufficient(
+        f"The house's bankroll cannot cover {amount} chips; a moderator funds it."
+    )
 
 
 def signup_grant(
     *, user: User, amount: int | None = None, actor: User | None = None
 ) -> Movement | None:
-    """Grants a new account its starting chips (settings.SIGNUP_CHIPS) from the house;
+    """Grants a new account its starting chips (settings.SIGNUP_CHIPS), minted from the
+    issuer: the game's faucet for people, which never touches the house's bankroll;
     `actor` is who caused it (the registering user)."""
     amount = settings.SIGNUP_CHIPS if amount is None else amount
     if amount <= 0:
         return None
-    return pay_from_house(
-        wallet_for(user),
-        amount,
-        kind=TransferKind.SIGNUP_GRANT,
-        key=f"signup_grant:user:{user.pk}",
-        actor=actor,
+    key = f"signup_grant:user:{user.pk}"
+    return move(
+        issuer_account(), wallet_for(user), amount, TransferKind.SIGNUP_GRANT, key, actor=actor
     )
 
 
 def bot_funding(*, user: User, amount: int, idempotency_key: str | None = None) -> Movement:
-    """Gives a bot's wallet `amount` chips from the house (e.g. before it sits down)."""
+    """Gives a bot's wallet `amount` chips from the house's bankroll (e.g. before it sits
+    down); `HouseBankrollInsufficient` when the bankroll is short."""
     key = idempotency_key or f"bot_funding:{uuid.uuid4().hex}"
     return pay_from_house(wallet_for(user), amount, kind=TransferKind.BOT_FUNDING, key=key)
 
@@ -530,6 +532,8 @@ def adjustment(
     """A correction: `amount` > 0 credits the account from the issuer, < 0 debits it back.
 
     Never edits history; it is a new compensating transfer naming its reason and author.
+    The house's bankroll is funded (or drawn down) this way: by a staff member, with a
+    reason, on the record.
     """
     if isinstance(amount, bool) or not isinstance(amount, int) or amount == 0:
         raise InvalidTransfer("An adjustment moves a non-zero whole number of chips.")

@@ -12,9 +12,9 @@ from ledger.admin import AccountAdmin
 from ledger.models import Account
 from ledger.services import Movement
 from moderation.adminkit import reason_action
-from moderation.models import AuditAction, AuditRecord, PlayerReport, SuspicionReport
+from moderation.models import AuditRecord, PlayerReport, SuspicionReport
 from moderation.selectors import MAX_REPORT_DAYS, suspicion_report
-from moderation.services import audit_record, report_resolve
+from moderation.services import chips_adjust_record, report_resolve
 
 # Registers the match, chat and player admins: moderation's too, as each action is audited.
 from . import match_admin, tournament_admin, user_admin  # noqa: F401
@@ -138,15 +138,4 @@ admin.site.unregister(Account)
 @admin.register(Account)
 class AuditedAccountAdmin(AccountAdmin):
     def adjusted(self, request: HttpRequest, account: Account, move: Movement) -> None:
-        audit_record(
-            actor=request.user,
-            action=AuditAction.CHIPS_ADJUST,
-            reason=move.transfer.reason,
-            target=str(account),
-            target_user=account.user,
-            details={
-                "transfer_id": move.transfer.pk,
-                "account_id": account.pk,
-                "amount": move.amount if account.pk == move.transfer.credit_id else -move.amount,
-            },
-        )
+        chips_adjust_record(actor=request.user, account=account, move=move)

@@ -15,6 +15,8 @@ from games import selectors as game_selectors
 from games import services as games
 from games.errors import MatchEnded, MessageHidden
 from games.models import ChatMessage, Match
+from ledger.models import Account
+from ledger.services import Movement
 from moderation.errors import (
     AlreadyReported,
     CannotReportOneself,
@@ -55,6 +57,23 @@ def audit_record(
         target_user=target_user,
         match=match,
         details=details or {},
+    )
+
+
+def chips_adjust_record(*, actor: User, account: Account, move: Movement) -> AuditRecord:
+    """The audit record of a chip adjustment (the admin's "Adjust chips", `house_fund`),
+    written in the adjustment's transaction."""
+    return audit_record(
+        actor=actor,
+        action=AuditAction.CHIPS_ADJUST,
+        reason=move.transfer.reason,
+        target=str(account),
+        target_user=account.user,
+        details={
+            "transfer_id": move.transfer.pk,
+            "account_id": account.pk,
+            "amount": move.amount if account.pk == move.transfer.credit_id else -move.amount,
+        },
     )
 
 

@@ -149,6 +149,9 @@ def run(data_dir: Path) -> int:
             f"  Schema   http://127.0.0.1:{port}/api/v1/schema/\n"
             f"  Health   http://127.0.0.1:{port}/healthz\n"
             f"  Admin    http://127.0.0.1:{port}/admin/  {admin}\n"
+            "  House    bots play for chips on the house's bankroll, 0 until a moderator funds"
+            " it:\n           .venv/bin/python manage.py house_fund 100000 --by admin"
+            ' --reason "opening bankroll"\n'
             "  Ctrl-C stops everything.\n"
         )
         print(

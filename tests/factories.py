@@ -12,6 +12,8 @@ players and staff would build it, so it is never in a state play cannot reach:
     AbortedMatchFactory()                          started, then aborted by staff
     SeatFactory(match=lobby)                       one more player joins (a new one)
     SeatFactory(match=lobby, bot="expert")         the creator seats a bot
+    fund_house(5000)                               a moderator funds the house's bankroll
+                                                   (what stakes bots at tables with a buy-in)
 
 `players` is a number of new players (`PlayerFactory`, with their starting chips) or a
 list of users, the first one creating the match; `bots` are strategies, seated right
@@ -56,6 +58,17 @@ class PlayerFactory(UserFactory):
             from ledger.services import signup_grant
 
             signup_grant(user=obj, amount=extracted)
+
+
+def fund_house(chips: int, *, by: User | None = None) -> User:
+    """Funds the house's bankroll as a moderator does: a staff adjustment with a reason
+    (bots play for chips only on it: `games.stakes.house_stake_check`). Returns the staff
+    member who did it."""
+    from ledger import services as ledger
+
+    staff = by or UserFactory(is_staff=True)
+    ledger.adjustment(account=ledger.house_account(), amount=chips, reason="bankroll", actor=staff)
+    return staff
 
 
 def people_at(match: Match) -> list[User]:

@@ -11,6 +11,7 @@ from tests.factories import (
     LobbyFactory,
     PlayerFactory,
     SeatFactory,
+    fund_house,
     people_at,
 )
 
@@ -25,7 +26,8 @@ def _event_types(match: Match) -> list[str]:
 
 def test_a_lobby_is_open_with_a_seat_free():
     ann, bob = PlayerFactory(), PlayerFactory()
-    match = LobbyFactory(players=[ann, bob], bots=["cautious"], buy_in=20)
+    fund_house(20)
+    match = LobbyFactory(players=[ann, bob], bots=["hard"], buy_in=20)
     assert match.status == Match.Status.OPEN and match.state is None
     assert match.max_players == 4 and match.created_by == ann
     seats = list(match.seats.order_by("seat").values_list("player__username", flat=True))
@@ -42,6 +44,7 @@ def test_a_private_lobby_is_joined_by_its_invite_code():
 
 
 def test_an_active_match_is_at_its_first_turn_with_buy_ins_taken():
+    fund_house(30)
     match = ActiveMatchFactory(ruleset="perudo", players=3, bots=["expert"], buy_in=30, ante=1)
     assert match.status == Match.Status.ACTIVE and match.ruleset == "perudo"
     assert match.seats.count() == match.max_players == 4
@@ -56,8 +59,9 @@ def test_the_creator_starts_a_table_with_seats_to_spare():
 
 
 def test_a_finished_match_was_played_round_by_round():
+    fund_house(20)
     match = FinishedMatchFactory(
-        players=2, bots=["cautious"], buy_in=20, ante=1, options={"dice_per_player": 2}
+        players=2, bots=["hard"], buy_in=20, ante=1, options={"dice_per_player": 2}
     )
     assert match.status == Match.Status.FINISHED and match.winner_seats
     assert RoundRecord.objects.filter(match=match).count() >= 2

@@ -1,9 +1,12 @@
 """A tournament's chips in the ledger (docs/RULES.md, "Tournaments"): each entry's buy-in
-moves into the tournament's prize pool (scope "tournament:<id>"), its fee, if any, to
-the house; the pool leaves only as prizes or as refunds, each entry's exactly what it
-paid. The server's bots enter on the house's chips (as they sit at tables,
-`games.stakes.is_house_staked`): their buy-in comes from the house, pays no fee, and
-their refund or prize goes back to it.
+moves into the tournament's prize pool (scope "tournament:<id>"), its fee, if any, into
+the tournament's escrow, held for the house until the tournament is played out
+(`fees_collect`); the pool leaves only as prizes or as refunds, the escrow only to the
+house or as refunds, each entry's exactly what it paid, so a refund never needs the
+house's bankroll. The server's bots enter on the house's chips (as they sit at tables,
+`games.stakes.is_house_staked`): their buy-in comes from the house's bankroll (never
+minted: `HouseBankrollInsufficient` when it is short), pays no fee, and their refund or
+prize goes back to it.
 
 Every call runs in the caller's transaction under the tournament's row lock (the lock
 order: `games.services.locks`), and locks the ledger accounts it moves through the
@@ -18,7 +21,7 @@ from games.stakes import is_house_staked
 from ledger import services as ledger
 from ledger.errors import InsufficientChips
 from ledger.models import Account, AccountKind, TransferKind
-from ledger.selectors import AuditCheck
+from ledger.selectors import AuditCheck, accounts_in_scope
 from tournaments.models import Entry, Tournament
 
 
@@ -29,6 +32,11 @@ def pool_scope(tournament_id: int) -> str:
 
 def pool_account(tournament: Tournament) -> Account:
     return ledger.scoped_account(kind=AccountKind.PRIZE_POOL, scope=pool_scope(tournament.pk))
+
+
+def escrow_account(tournament: Tournament) -> Account:
+    """Where the entries' fees wait until the tournament is played out."""
+    return ledger.scoped_account(kind=AccountKind.ESCROW, scope=pool_scope(tournament.pk))
 
 
 def _entry_key(entry: Entry) -> str:
@@ -48,7 +56,7 @@ def _owner_account(entry: Entry) -> Account:
 
 
 def entry_pay(*, tournament: Tournament, entry: Entry) -> None:
-    """The entry's buy-in into the pool and its fee to the house; `InsufficientChips`,
+    """The entry's buy-in into the pool and its fee into the escrow; `InsufficientChips`,
     moving nothing, when the wallet cannot cover both."""
     scope = pool_scope(tournament.pk)
     pool = pool_account(tournament)
@@ -58,10 +66,10 @@ def entry_pay(*, tournament: Tournament, entry: Entry) -> None:
                 pool, tournament.buy_in, kind=TransferKind.ENTRY, key=_entry_key(entry), scope=scope
             )
         return
-    wallet, house = ledger.wallet_for_user_id(entry.user_id), ledger.house_account()
+    wallet = ledger.wallet_for_user_id(entry.user_id)
+    escrow = [escrow_account(tournament)] if tournament.fee else []
     with transaction.atomic(savepoint=False):
-        # The house's row is busy (every bot's stake): locked only when a fee goes to it.
-        ledger.accounts_lock(accounts=[wallet, pool, *([house] if tournament.fee else [])])
+        ledger.accounts_lock(accounts=[wallet, pool, *escrow])
         cost = tournament.buy_in + tournament.fee
         if wallet.balance < cost:
             raise InsufficientChips(f"You have {wallet.balance} chips; the entry costs {cost}.")
@@ -79,7 +87,7 @@ def entry_pay(*, tournament: Tournament, entry: Entry) -> None:
         if tournament.fee:
             ledger.move(
                 wallet,
-                house,
+                escrow[0],
                 tournament.fee,
                 TransferKind.ENTRY_FEE,
                 _fee_key(entry),
@@ -92,7 +100,7 @@ def entries_refund(
     *, tournament: Tournament, entries: Sequence[Entry], actor: User | None = None
 ) -> dict[int, int]:
     """Gives each entry back exactly what it paid (buy-in from the pool, fee from the
-    house), as recorded under its keys; returns the chips refunded by entry id. Every
+    escrow), as recorded under its keys; returns the chips refunded by entry id. Every
     account it moves is locked at once, in the ledger's order (ascending id)."""
     scope = pool_scope(tournament.pk)
     paid = ledger.existing_transfers(
@@ -101,41 +109,61 @@ def entries_refund(
     refunded = {entry.pk: 0 for entry in entries}
     if not paid:
         return refunded
-    pool, house = pool_account(tournament), ledger.house_account()
+    pool, escrow = pool_account(tournament), escrow_account(tournament)
     owners = {entry.pk: _owner_account(entry) for entry in entries}
-    # A fee's refund may mint from the issuer (ledger.pay_from_house): it is locked with
-    # the rest, never after them.
-    fees = any(_fee_key(entry) in paid for entry in entries)
-    issuer = [ledger.issuer_account()] if fees else []
+    # A fee paid before fees were held in escrow went to the house: its bankroll refunds
+    # it (never minting), so the house is locked with the rest, never after them.
+    legacy = any(
+        t.kind == TransferKind.ENTRY_FEE and t.credit_id != escrow.pk for t in paid.values()
+    )
+    house = [ledger.house_account()] if legacy else []
     with transaction.atomic(savepoint=False):
-        ledger.accounts_lock(accounts=[pool, house, *issuer, *owners.values()])
+        ledger.accounts_lock(accounts=[pool, escrow, *house, *owners.values()])
         for entry in entries:
-            done = paid.get(_entry_key(entry))
-            if done is not None:
-                ledger.move(
-                    pool,
-                    owners[entry.pk],
-                    done.amount,
-                    TransferKind.REFUND,
-                    f"tournament_refund:{_entry_key(entry)}",
-                    scope=scope,
-                    actor=actor,
-                )
+            for key, source in ((_entry_key(entry), pool), (_fee_key(entry), escrow)):
+                done = paid.get(key)
+                if done is None:
+                    continue
+                refund = (owners[entry.pk], done.amount)
+                if done.credit_id == source.pk:
+                    ledger.move(
+                        source,
+                        *refund,
+                        TransferKind.REFUND,
+                        f"tournament_refund:{key}",
+                        scope=scope,
+                        actor=actor,
+                    )
+                else:
+                    ledger.pay_from_house(
+                        *refund,
+                        kind=TransferKind.REFUND,
+                        key=f"tournament_refund:{key}",
+                        actor=actor,
+                        scope=scope,
+                    )
                 refunded[entry.pk] += done.amount
-            fee = paid.get(_fee_key(entry))
-            if fee is not None:
-                # The house may have spent the fee since (on bots' buy-ins): it pays the
-                # refund as it pays anything, minting a shortfall.
-                ledger.pay_from_house(
-                    owners[entry.pk],
-                    fee.amount,
-                    kind=TransferKind.REFUND,
-                    key=f"tournament_refund:{_fee_key(entry)}",
-                    actor=actor,
-                    scope=scope,
-                )
-                refunded[entry.pk] += fee.amount
     return refunded
+
+
+def fees_collect(*, tournament: Tournament) -> None:
+    """The house earns the fees held in the tournament's escrow (it was played out)."""
+    scope = pool_scope(tournament.pk)
+    escrow = accounts_in_scope(scope=scope, kinds=[AccountKind.ESCROW]).first()
+    if escrow is None:
+        return
+    house = ledger.house_account()
+    with transaction.atomic(savepoint=False):
+        ledger.accounts_lock(accounts=[escrow, house])
+        if escrow.balance > 0:
+            ledger.move(
+                escrow,
+                house,
+                escrow.balance,
+                TransferKind.ENTRY_FEE,
+                f"tournament_fees:tournament:{tournament.pk}",
+                scope=scope,
+            )
 
 
 def prizes_pay(*, tournament: Tournament, winners: Sequence[tuple[Entry, int]]) -> None:
@@ -163,11 +191,11 @@ def pool_balance(tournament: Tournament) -> int:
 
 # Only this app knows which pools are closed: ledger_check runs this as well.
 CLOSED_POOLS_CHECK = AuditCheck(
-    name="every finished or cancelled tournament has an empty prize pool",
+    name="every finished or cancelled tournament has an empty prize pool and fee escrow",
     sql="""
-        SELECT t.id AS tournament_id, t.status, a.id AS account_id, a.balance
+        SELECT t.id AS tournament_id, t.status, a.id AS account_id, a.kind, a.balance
         FROM ledger_account a JOIN tournaments_tournament t ON a.scope = 'tournament:' || t.id
-        WHERE t.status IN (%s, %s) AND a.kind = 'prize_pool' AND a.balance <> 0
+        WHERE t.status IN (%s, %s) AND a.kind IN ('prize_pool', 'escrow') AND a.balance <> 0
         ORDER BY t.id
         """,
     params=lambda: [Tournament.Status.FINISHED, Tournament.Status.CANCELLED],

@@ -41,6 +41,7 @@ from games.services.interventions import abort_locked
 from games.services.lobby import match_open_full
 from games.services.locks import matches_lock
 from games.services.publish import Notice, publish
+from games.stakes import house_stake_check
 from tournaments import money, payouts
 from tournaments.errors import (
     AlreadyRegistered,
@@ -125,8 +126,9 @@ def tournament_create(
     max_timeouts: int = 3,
 ) -> Tournament:
     """A tournament open for registration. Any player may create one; only staff may
-    set a fee (it goes to the house). A sit-and-go seats `table_size` entrants and
-    starts when full; a knockout takes `min_entrants` to `max_entrants`."""
+    set a fee (held for the house until the tournament is played out). A sit-and-go
+    seats `table_size` entrants and starts when full; a knockout takes `min_entrants` to
+    `max_entrants`."""
     try:
         # Only checked: each table is made from the preset and the options again.
         engine.rules_from_preset(ruleset, options or {})
@@ -216,7 +218,8 @@ def tournament_register(*, tournament_id: int, user: User) -> Entry:
 
 @transaction.atomic
 def tournament_add_bot(*, tournament_id: int, user: User, strategy: str) -> Entry:
-    """The creator enters one of the server's bots (the house pays its buy-in)."""
+    """The creator enters one of the server's bots: the house pays its buy-in from its
+    bankroll, for a bot it stakes (`games.stakes.house_stake_check`)."""
     tournament = _locked(tournament_id)
     if tournament.created_by_id != user.pk:
         raise NotTournamentCreator("Only the tournament's creator can enter bots.")
@@ -224,6 +227,7 @@ def tournament_add_bot(*, tournament_id: int, user: User, strategy: str) -> Entr
         raise BotsNotAllowed("This tournament admits no bots.")
     if strategy not in STRATEGIES:
         raise _invalid("strategy", f"One of {', '.join(STRATEGIES)}.")
+    house_stake_check(strategy=strategy, amount=tournament.buy_in)
     bot = server_bot(strategy, excluding=_registered(tournament).values("user_id"))
     return _enter(tournament, bot)
 
@@ -461,7 +465,8 @@ def tournament_advance(*, tournament_id: int, skip_locked: bool = False) -> bool
 
 
 def _finish(tournament: Tournament, stage_number: int, *, ranked: list[list[Entry]]) -> None:
-    """Places the last entrants 1, 2, ... and pays the pool by the payout table."""
+    """Places the last entrants 1, 2, ... and pays the pool by the payout table; the
+    house earns the entries' fees now that the tournament was played out."""
     last = [group[0] for group in ranked]
     _place(last, first=1, stage=stage_number)
     entries = list(_registered(tournament).select_related("user").order_by("place"))
@@ -470,6 +475,7 @@ def _finish(tournament: Tournament, stage_number: int, *, ranked: list[list[Entr
         entry.prize = amounts[entry.place - 1] if entry.place <= len(amounts) else 0
     Entry.objects.bulk_update(entries, ["prize"])
     money.prizes_pay(tournament=tournament, winners=[(e, e.prize) for e in entries])
+    money.fees_collect(tournament=tournament)
     tournament.status = Tournament.Status.FINISHED
     tournament.finished_at = timezone.now()
     _changed(tournament, ["status", "finished_at"])

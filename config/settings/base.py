@@ -257,8 +257,12 @@ LOGIN_FREE_ATTEMPTS = env.int("LOGIN_FREE_ATTEMPTS", default=10)
 LOGIN_BACKOFF_MAX_SECONDS = env.int("LOGIN_BACKOFF_MAX_SECONDS", default=900)
 LOGIN_ATTEMPT_MEMORY_SECONDS = env.int("LOGIN_ATTEMPT_MEMORY_SECONDS", default=86400)
 
-# Starting chips granted to every new account by a ledger transfer from the house.
+# Starting chips granted to every new account, minted from the issuer (never from the
+# house's bankroll: docs/RULES.md 1.8).
 SIGNUP_CHIPS = env.int("SIGNUP_CHIPS", default=1000)
+# The most the house stakes on one bot's seat (a table's buy-in, or an entry's), so one
+# table cannot take the whole bankroll: ten times the starting chips.
+HOUSE_BOT_MAX_STAKE = env.int("HOUSE_BOT_MAX_STAKE", default=10_000)
 
 # Production hardening: `manage.py check --deploy` is clean with DEBUG=0 and a real key.
 # Trust X-Forwarded-Proto only behind a proxy that sets it (and strips a client's own).

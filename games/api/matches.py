@@ -15,6 +15,7 @@ from core.schema import problems
 from games import selectors, services
 from games.api.base import MatchApiBase, NewestFirst
 from games.errors import (
+    HOUSE_STAKE_REFUSALS,
     ActionOrRulesInvalid,
     AlreadySeated,
     MatchFull,
@@ -35,7 +36,7 @@ from games.serializers import (
 )
 from games.shapes import MATCH, ROUNDS, MatchSummaryOutput, MessageOutput
 from games.throttles import ChatThrottle
-from ledger.errors import InsufficientChips
+from ledger.errors import HouseBankrollInsufficient, InsufficientChips
 
 
 class MatchListCreateApi(MatchApiBase):
@@ -75,7 +76,9 @@ class MatchListCreateApi(MatchApiBase):
         description="Opens a lobby with you in seat 0 and any `bots` in the next seats. "
         "With every seat filled it starts at once (the answer is then `active` with your "
         "dice). A buy-in is taken from every wallet at the start.",
-        extensions=problems(ActionOrRulesInvalid, NoSeatForCreator, InsufficientChips),
+        extensions=problems(
+            ActionOrRulesInvalid, NoSeatForCreator, InsufficientChips, *HOUSE_STAKE_REFUSALS
+        ),
     )
     @idempotent
     def post(self, request: Request) -> Response:
@@ -113,7 +116,13 @@ class MatchJoinApi(MatchApiBase):
         summary="Take a seat",
         description="Takes the next free seat of an open match (a private one needs its "
         "`invite_code`). Filling the last seat starts the match.",
-        extensions=problems(MatchFull, MatchNotOpen, AlreadySeated, InsufficientChips),
+        extensions=problems(
+            MatchFull,
+            MatchNotOpen,
+            AlreadySeated,
+            InsufficientChips,
+            HouseBankrollInsufficient,
+        ),
     )
     @idempotent
     def post(self, request: Request, match_id: int) -> Response:
@@ -153,8 +162,14 @@ class MatchBotsApi(MatchApiBase):
         summary="Seat a bot (creator, before the start)",
         description="Seats a server bot of the `strategy` named (a level: `easy`, `medium`, "
         "`hard` or `expert`; GET /bots/ says what each plays like) in the next free seat; "
-        "filling the last seat starts the match. Answers 201: a seat was created.",
-        extensions=problems(NotCreator, MatchFull, MatchNotOpen, InsufficientChips),
+        "filling the last seat starts the match. Answers 201: a seat was created. At a "
+        "table with a buy-in the house stakes the bot from its bankroll: only a bot that "
+        "`plays_for_chips` sits there (`bot_not_staked`), at most `HOUSE_BOT_MAX_STAKE` "
+        "(`bot_stake_too_high`), while the bankroll covers it "
+        "(`house_bankroll_insufficient`).",
+        extensions=problems(
+            NotCreator, MatchFull, MatchNotOpen, InsufficientChips, *HOUSE_STAKE_REFUSALS
+        ),
     )
     @idempotent
     def post(self, request: Request, match_id: int) -> Response:
@@ -175,7 +190,13 @@ class MatchStartApi(MatchApiBase):
         summary="Start the match (creator, 2+ seats)",
         description="Starts an open match with the players seated now (two or more). "
         "Players who can no longer pay the buy-in lose their seat first.",
-        extensions=problems(NotCreator, MatchNotOpen, NotEnoughPlayers, InsufficientChips),
+        extensions=problems(
+            NotCreator,
+            MatchNotOpen,
+            NotEnoughPlayers,
+            InsufficientChips,
+            HouseBankrollInsufficient,
+        ),
     )
     @idempotent
     def post(self, request: Request, match_id: int) -> Response:

@@ -3,6 +3,7 @@
 from games import services
 from games.api.base import MatchStepApi, match_step_schema
 from games.errors import (
+    HOUSE_STAKE_REFUSALS,
     AlreadyAgreed,
     MatchNotFinished,
     NoRematchOffer,
@@ -27,7 +28,13 @@ _FINISHED = (NotSeated, StaleVersion, MatchNotFinished, RematchStarted)
     "player one seat on (seat s sits at s + 1, the last at 0); the answer is the "
     "finished match with its `rematch_id`. An offer stands for `REMATCH_TTL_SECONDS` "
     "(default 5 min).",
-    errors=(*_FINISHED, AlreadyAgreed, InsufficientChips, PlayerUnavailable),
+    errors=(
+        *_FINISHED,
+        AlreadyAgreed,
+        InsufficientChips,
+        PlayerUnavailable,
+        *HOUSE_STAKE_REFUSALS,
+    ),
 )
 class MatchRematchApi(MatchStepApi):
     def step(self, **arguments) -> services.MatchChange:

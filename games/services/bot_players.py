@@ -4,8 +4,9 @@ A server bot is an account the server made for a strategy: `bot_strategy` set (n
 sets it), `is_bot`, an unusable password. Bots are found by that flag, never by
 username, so no registration can take a bot's place at a table; the username
 (`bot-cautious-2`) is only how the bot is shown, and registration reserves the `bot-`
-prefix so nobody can look like one. A bot's stakes come straight from the house and go
-back to it (`games.stakes`): bots have no wallet to share, so tables never race for it.
+prefix so nobody can look like one. A bot's stakes come straight from the house's
+bankroll and go back to it (`games.stakes`): bots have no wallet to share, so tables
+never race for it; only `games.stakes.STAKED_STRATEGIES` play for chips.
 """
 
 from django.contrib.auth.hashers import make_password
@@ -16,6 +17,7 @@ from accounts.models import User
 from games.engine import bots
 from games.models import Match
 from games.services.locks import bot_name_try_lock
+from games.stakes import STAKED_STRATEGIES, plays_for_chips
 
 STRATEGIES = tuple(bots.STRATEGIES)
 # What each strategy plays like, in plain words for whoever picks one (GET /bots/ and
@@ -26,7 +28,7 @@ DESCRIPTIONS = {
     "hard": "Takes every bid as the truth and jumps when it is sure: strong but readable.",
     "expert": "Mixes bluffs with honest bids from the same hands and weighs each kind of "
     "bid by how often it is a bluff: built not to be read.",
-    "random": "Any legal move at random: for testing a client, not a game.",
+    "random": "Any legal move at random: for testing a client, not a game; never plays for chips.",
     "cautious": "The medium bot under its first name; it also plays for a player who ran "
     "out of time (`on_timeout: auto`).",
 }
@@ -34,7 +36,9 @@ DESCRIPTIONS = {
 STRATEGY_CHOICES = [(s, DESCRIPTIONS[s]) for s in STRATEGIES]
 STRATEGY_HELP = (
     "The bot's level: `easy`, `medium`, `hard` or `expert`, weakest first (GET /bots/ "
-    "lists them); `random` and `cautious` (the medium bot's first name) are taken too."
+    "lists them); `random` and `cautious` (the medium bot's first name) are taken too. "
+    f"Where there is a buy-in, only {' and '.join(f'`{s}`' for s in STAKED_STRATEGIES)} "
+    "play (`bot_not_staked` otherwise): the house stakes them from its bankroll."
 )
 # Tries at a free username before giving up; a name is taken only by a concurrent
 # creation or by an account registered before the prefix was reserved.
@@ -43,11 +47,18 @@ _NAME_ATTEMPTS = 20
 
 def strategy_list() -> list[dict]:
     """Every strategy a server bot plays: the levels weakest first (`level` 1 up), then
-    the ones outside the ladder (`level` null)."""
+    the ones outside the ladder (`level` null); `plays_for_chips` says whether the house
+    stakes it where there is a buy-in."""
     levels = {name: rank for rank, name in enumerate(bots.LEVELS, start=1)}
     ordered = [*bots.LEVELS, *(s for s in STRATEGIES if s not in levels)]
     return [
-        {"strategy": s, "level": levels.get(s), "description": DESCRIPTIONS[s]} for s in ordered
+        {
+            "strategy": s,
+            "level": levels.get(s),
+            "description": DESCRIPTIONS[s],
+            "plays_for_chips": plays_for_chips(s),
+        }
+        for s in ordered
     ]
 
 

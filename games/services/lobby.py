@@ -29,14 +29,18 @@ from games.services.locks import visible_match_lock
 from games.services.play import apply_engine_events, seats_for_play
 from games.services.publish import publish, seat_notices
 from games.services.table import LOBBY_FIELDS, MatchChange, player_ref
-from ledger.errors import InsufficientChips
-from ledger.selectors import wallet_balance
+from ledger.errors import HouseBankrollInsufficient, InsufficientChips
+from ledger.selectors import house_balance, wallet_balance
 
 
 def check_wallet(user: User, amount: int) -> None:
     """Refuses `user`, the caller, who cannot cover `amount` (their own balance is theirs
-    to see; another player's never is). The house stakes the server's bots."""
-    if not amount or user.bot_strategy:
+    to see; another player's never is). The house stakes the server's bots: one it would
+    not stake at `amount` is refused (`stakes.house_stake_check`)."""
+    if user.bot_strategy:
+        stakes.house_stake_check(strategy=user.bot_strategy, amount=amount)
+        return
+    if not amount:
         return
     balance = wallet_balance(user=user)
     if balance < amount:
@@ -123,12 +127,20 @@ def match_create(
 def match_open_full(*, players: list[User], refusal: str, **settings: Any) -> Match:
     """Opens a table for `players` who all sit at it at once (a challenge's, a quick-play
     pairing's, a rematch's): the first creates it with `settings`, the others join in
-    order, and it starts itself once full. A wallet that cannot cover the buy-in refuses
+    order, and it starts itself once full. A server bot the house would not stake refuses
+    it with that reason's own error; a wallet that cannot cover the buy-in refuses
     it all with `refusal`, naming nobody: the caller is one of the players, and another
     player's balance is not theirs to see. A banned player (since they agreed) refuses it
     too (`PlayerUnavailable`)."""
     if not all(player.is_active for player in players):
         raise PlayerUnavailable("A player at this table can no longer play; it did not open.")
+    house_staked = [player for player in players if player.bot_strategy]
+    for owed, bot in enumerate(house_staked):  # the house covers all its bots at once
+        stakes.house_stake_check(
+            strategy=bot.bot_strategy,
+            amount=settings.get("buy_in", 0),
+            owed=owed * settings.get("buy_in", 0),
+        )
     creator, *others = players
     try:
         change = match_create(user=creator, max_players=len(players), **settings)
@@ -223,6 +235,11 @@ def _seat_player(match: Match, user: User) -> Seat:
 
 
 def _seat_bot(match: Match, strategy: str) -> Seat:
+    """Seats a server bot the house stakes at this table's buy-in, with the buy-ins of
+    the bots seated already (refused otherwise: `stakes.house_stake_check`)."""
+    if match.buy_in:
+        bots = match.seats.exclude(player__bot_strategy="").count()
+        stakes.house_stake_check(strategy=strategy, amount=match.buy_in, owed=bots * match.buy_in)
     # A second bot of a strategy at one table is another account of that strategy.
     return _seat_player(match, server_bot(strategy, free_at=match))
 
@@ -268,13 +285,21 @@ def _unseat_short_of_chips(match: Match) -> None:
     """Before a start: a player who has spent their chips since joining can no longer
     cover the buy-in and loses the seat (`player_left`, reason `insufficient_chips`)
     rather than blocking the table; nobody else learns their balance. The house stakes
-    the server's bots."""
+    the server's bots from its bankroll: a bot it can no longer cover (the bankroll spent
+    at other tables since it sat down) leaves the same way, reason
+    `house_bankroll_insufficient`."""
     if not match.buy_in:
         return
     events: list[dict] = []
+    bankroll = house_balance()
     for seat in match.seats.select_related("player").order_by("seat"):
-        if not seat.player.bot_strategy and wallet_balance(user=seat.player) < match.buy_in:
-            events += _unseat(match, seat, reason="insufficient_chips")
+        if not seat.player.bot_strategy:
+            if wallet_balance(user=seat.player) < match.buy_in:
+                events += _unseat(match, seat, reason="insufficient_chips")
+        elif bankroll < match.buy_in:
+            events += _unseat(match, seat, reason=HouseBankrollInsufficient.code)
+        else:
+            bankroll -= match.buy_in
     publish(match=match, events=events)
 
 

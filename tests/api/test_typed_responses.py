@@ -15,7 +15,7 @@ from games.events import MATCH_EVENTS
 from games.models import Match
 from tests.api.contract import Contract
 from tests.conftest import client_for
-from tests.factories import PlayerFactory, UserFactory
+from tests.factories import PlayerFactory, UserFactory, fund_house
 from tests.games.helpers import MATCHES
 
 PRESETS = [
@@ -192,7 +192,8 @@ def test_lobby_timeouts_forfeits_and_an_abort_fit_the_typed_schema(contract, rul
     }
     match_id = callers[0].post(MATCHES, body, expect=201)["id"]
     url = f"{MATCHES}{match_id}/"
-    callers[0].post(f"{url}bots/", {"strategy": "cautious"}, expect=201)
+    fund_house(10)  # the bot's buy-in, from the house's bankroll
+    callers[0].post(f"{url}bots/", {"strategy": "hard"}, expect=201)
     callers[1].post(f"{url}join/", {}, expect=200)
     callers[0].post(f"{url}leave/", {}, expect=200)  # player_left, creator_changed
     callers[2].post(f"{url}join/", {}, expect=200)

@@ -21,7 +21,7 @@ from games.services.bot_players import server_bot
 from ledger.models import Account
 from tests.celery.conftest import wait_until
 from tests.celery.test_worker import ACTION_TYPES, _assert_each_action_logged_once
-from tests.factories import PlayerFactory
+from tests.factories import PlayerFactory, fund_house
 
 pytestmark = pytest.mark.slow
 
@@ -143,7 +143,7 @@ def _against_bots(players: Players, api: Api, matches: int, seed: int) -> None:
             next(RULESETS),
             players=3,
             bots=2,
-            bot_strategy="random",
+            bot_strategy="hard",  # a bot the house stakes at a table with a buy-in
             buy_in=10,
             ante=1,
             turn_seconds=30,
@@ -163,7 +163,7 @@ def _bots_only() -> int:
         buy_in=10,
         ante=1,
         options=OPTIONS,
-        bots=["cautious", "random"],
+        bots=["hard", "hard"],
     ).match.pk
 
 
@@ -177,7 +177,7 @@ def _absent_human() -> int:
         buy_in=10,
         ante=1,
         on_timeout="forfeit",
-        bots=["cautious"],
+        bots=["hard"],
     ).match.pk
 
 
@@ -185,8 +185,9 @@ def test_two_web_processes_and_two_workers_survive_a_kill_of_each(celery_process
     # The first bot of each strategy exists before the load: two match creations that
     # each make two new bots, in opposite orders, can deadlock on the username index (a
     # first-use race of `server_bot`, not what this test is about).
-    for strategy in ("expert", "cautious", "random"):
+    for strategy in ("expert", "hard"):
         server_bot(strategy)
+    fund_house(100_000)  # the bots' buy-ins, from the house's bankroll
     doomed_worker = celery_processes.start_worker()
     celery_processes.start_worker()
     celery_processes.start_beat()

@@ -23,7 +23,7 @@ from games.services.bot_players import server_bot
 from games.tasks import apply_turn_timeout
 from ledger.models import Account
 from tests.celery.conftest import wait_until
-from tests.factories import ActiveMatchFactory, PlayerFactory
+from tests.factories import ActiveMatchFactory, PlayerFactory, fund_house
 
 pytestmark = pytest.mark.slow
 
@@ -68,6 +68,9 @@ def _assert_each_action_logged_once(match_id: int) -> None:
 
 def _all_bot_match(**kwargs) -> Match:
     host = server_bot("expert")  # the house stakes it, as every server bot
+    if kwargs.get("buy_in"):  # from its bankroll, only bots that play for chips
+        fund_house(3 * kwargs["buy_in"])
+        return ActiveMatchFactory(players=[host], bots=["hard", "hard"], **kwargs)
     return ActiveMatchFactory(players=[host], bots=["cautious", "random"], **kwargs)
 
 
@@ -85,6 +88,7 @@ def test_an_all_bot_match_with_chips_plays_to_the_end(celery_processes, ruleset)
 def test_an_absent_human_is_timed_out_and_the_match_finishes(celery_processes, ruleset):
     celery_processes.start_worker()
     human = PlayerFactory()
+    fund_house(10)  # the bot's buy-in, from the house's bankroll
     match = services.match_create(
         user=human,
         ruleset=ruleset,
@@ -93,7 +97,7 @@ def test_an_absent_human_is_timed_out_and_the_match_finishes(celery_processes, r
         buy_in=10,
         ante=1,
         on_timeout="forfeit",
-        bots=["cautious"],
+        bots=["hard"],
     ).match
     wait_until(lambda: _status(match.pk) == "finished", timeout=60)
     timed_out = MatchEvent.objects.filter(match_id=match.pk, type="turn_timed_out")

@@ -9,7 +9,7 @@ from django.core.management import call_command
 
 from games.models import Match
 from ledger.selectors import wallet_balance
-from tests.factories import ActiveMatchFactory
+from tests.factories import ActiveMatchFactory, fund_house
 from tests.games.helpers import MATCHES, seated_players
 from tests.problems import assert_problem
 
@@ -69,7 +69,8 @@ def test_every_player_agrees_and_every_chip_goes_back():
 def test_the_servers_bots_agree_at_once():
     ((ann, client),) = seated_players(1)
     before = wallet_balance(user=ann)
-    match_id = ActiveMatchFactory(players=[ann], bots=["cautious", "random"], buy_in=20).pk
+    fund_house(40)  # the house stakes its two bots
+    match_id = ActiveMatchFactory(players=[ann], bots=["hard", "expert"], buy_in=20).pk
     body = _post(client, match_id, "abort").json()
     assert body["status"] == "aborted"
     assert wallet_balance(user=ann) == before

@@ -13,7 +13,7 @@ from games.services.lobby import match_open_full
 from ledger.errors import InsufficientChips
 from ledger.selectors import wallet_balance
 from tests.conftest import client_for
-from tests.factories import FinishedMatchFactory, PlayerFactory
+from tests.factories import FinishedMatchFactory, PlayerFactory, fund_house
 from tests.games.helpers import MATCHES
 from tests.problems import assert_problem
 
@@ -127,7 +127,8 @@ def test_only_your_own_balance_is_ever_told_to_you():
     ann = PlayerFactory()
     _drain(ann)
     body = {"ruleset": "classic", "max_players": 2, "turn_seconds": 60, "buy_in": BUY_IN}
-    bots = [{"strategy": "cautious"}]
+    fund_house(BUY_IN)  # the bot is staked: only ann's own chips are short
+    bots = [{"strategy": "hard"}]
     refused = client_for(ann).post(MATCHES, {**body, "bots": bots}, format="json")
     detail = assert_problem(refused, 409, "insufficient_chips")["detail"]
     assert detail == f"You have {KEEP} chips; the buy-in is {BUY_IN}."

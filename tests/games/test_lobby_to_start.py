@@ -11,7 +11,7 @@ from games.models import Match, MatchEvent
 from ledger.selectors import wallet_balance
 from moderation.services import match_abort
 from tests.conftest import client_for
-from tests.factories import ActiveMatchFactory, people_at
+from tests.factories import ActiveMatchFactory, fund_house, people_at
 from tests.games.helpers import MATCHES, seated_players
 from tests.moderation.conftest import make_moderator
 
@@ -190,8 +190,9 @@ def test_a_bot_seated_at_two_tables_is_topped_up_for_the_second():
     (_, ca), (_, cb) = seated_players(2)
     # One bot account: funded to the buy-in at each seating, then the first start spends it.
     table = {"ruleset": "classic", "max_players": 3, "buy_in": 400}
-    first = _create(ca, **table, bots=[{"strategy": "cautious"}])
-    second = _create(cb, **table, bots=[{"strategy": "cautious"}])
+    fund_house(800)  # both tables' stakes, from the house's bankroll
+    first = _create(ca, **table, bots=[{"strategy": "hard"}])
+    second = _create(cb, **table, bots=[{"strategy": "hard"}])
     (_, c1), (_, c2) = seated_players(2)
     assert _post(c1, first["id"], "join").json()["status"] == "active"
     joined = _post(c2, second["id"], "join")

@@ -13,10 +13,10 @@ from games.engine.bots import LEVELS
 from games.models import Match
 from games.services.bot_players import STRATEGIES, server_bot
 from ledger.models import Account, AccountKind, Transfer, TransferKind
-from ledger.selectors import wallet_balance
+from ledger.selectors import house_balance, wallet_balance
 from ledger.services import signup_grant
 from tests.conftest import client_for
-from tests.factories import STRONG_PASSWORD, PlayerFactory, play_match_out
+from tests.factories import STRONG_PASSWORD, PlayerFactory, fund_house, play_match_out
 from tests.games.helpers import MATCHES
 
 REGISTER = "/api/v1/auth/register/"
@@ -38,6 +38,8 @@ def test_the_bots_list_names_the_levels_weakest_first_then_the_other_strategies(
     ]
     assert {b["strategy"] for b in listed} == set(STRATEGIES)
     assert all(b["description"] for b in listed)
+    # The house stakes only its strongest bots where there is a buy-in.
+    assert [b["strategy"] for b in listed if b["plays_for_chips"]] == ["hard", "expert"]
 
 
 @pytest.mark.django_db
@@ -89,8 +91,9 @@ def test_registration_refuses_a_bot_name_in_any_case(api_client, name):
 @pytest.mark.django_db
 def test_an_account_named_like_a_bot_is_never_seated_as_one():
     """Accounts registered under bot names before the names were reserved."""
-    squatters = [PlayerFactory(username=n) for n in ("bot-random", "bot-random-1", "bot-random-2")]
+    squatters = [PlayerFactory(username=n) for n in ("bot-hard", "bot-hard-1", "bot-hard-2")]
     before = {s.pk: wallet_balance(user=s) for s in squatters}
+    fund_house(300)  # the house stakes the three bots
     creator = PlayerFactory()
     response = client_for(creator).post(
         MATCHES,
@@ -99,7 +102,7 @@ def test_an_account_named_like_a_bot_is_never_seated_as_one():
             "max_players": 5,
             "turn_seconds": 60,
             "buy_in": 100,
-            "bots": [{"strategy": "random"}] * 3,
+            "bots": [{"strategy": "hard"}] * 3,
         },
         format="json",
     )
@@ -107,7 +110,7 @@ def test_an_account_named_like_a_bot_is_never_seated_as_one():
     match = Match.objects.get(pk=response.json()["id"])
     bots = [s.player for s in match.seats.select_related("player") if s.seat > 0]
     assert len(bots) == 3
-    assert all(b.bot_strategy == "random" and not b.has_usable_password() for b in bots)
+    assert all(b.bot_strategy == "hard" and not b.has_usable_password() for b in bots)
     assert not {b.pk for b in bots} & set(before)
     # Leaving the lobby would keep whatever the squatters were given: nothing is.
     assert {s.pk: wallet_balance(user=s) for s in squatters} == before
@@ -136,6 +139,7 @@ def test_a_case_variant_of_a_bot_name_does_not_break_bot_seating():
 
 @pytest.mark.django_db
 def test_bot_stakes_come_from_the_house_and_return_to_it():
+    fund_house(80)
     creator = PlayerFactory()
     response = client_for(creator).post(
         MATCHES,
@@ -144,7 +148,7 @@ def test_bot_stakes_come_from_the_house_and_return_to_it():
             "max_players": 2,
             "turn_seconds": 60,
             "buy_in": 50,
-            "bots": [{"strategy": "random"}],
+            "bots": [{"strategy": "hard"}],
         },
         format="json",
     )
@@ -153,6 +157,8 @@ def test_bot_stakes_come_from_the_house_and_return_to_it():
     buy_in = Transfer.objects.get(kind=TransferKind.BUY_IN, credit__user=bot)
     assert buy_in.debit.kind == AccountKind.HOUSE
     assert buy_in.amount == 50
+    assert house_balance() == 30  # from the bankroll: nothing minted
+    assert not Transfer.objects.filter(kind=TransferKind.HOUSE_FUNDING).exists()
     assert wallet_balance(user=bot) == 0
     assert not Account.objects.filter(kind=AccountKind.WALLET, user=bot, balance__gt=0).exists()
 
@@ -182,21 +188,23 @@ def test_ten_tables_started_at_once_against_one_bot_all_start():
     """Each table starts at once (two seats: the creator and the bot), so ten buy-ins for
     the same bot account race. A bot wallet holding two buy-ins (chips a bot once had)
     made eight of the ten fail with 409 insufficient_chips."""
-    bot = server_bot("cautious")
+    bot = server_bot("expert")
     signup_grant(user=bot, amount=800)
+    fund_house(4000)  # the ten buy-ins, from the house's bankroll
     clients = [client_for(PlayerFactory()) for _ in range(10)]
     body = {
         "ruleset": "classic",
         "max_players": 2,
         "turn_seconds": 60,
         "buy_in": 400,
-        "bots": [{"strategy": "cautious"}],
+        "bots": [{"strategy": "expert"}],
     }
     responses = _race([lambda c=c: c.post(MATCHES, body, format="json") for c in clients])
     assert [r.status_code for r in responses] == [201] * 10, [r.content for r in responses]
     assert {r.json()["status"] for r in responses} == {"active"}
     assert {r.json()["seats"][1]["player"]["id"] for r in responses} == {bot.pk}
     assert wallet_balance(user=bot) == 800
+    assert house_balance() == 0
     call_command("ledger_check")
 
 

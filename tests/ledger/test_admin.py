@@ -27,13 +27,14 @@ def wallet():
 
 def test_changelists_load_and_search(admin_client, wallet):
     for url in ("admin:ledger_account_changelist", "admin:ledger_transfer_changelist"):
-        for query in ("", "?q=alice", "?q=bot_funding", f"?q={wallet.pk}"):
+        for query in ("", "?q=alice", "?q=signup_grant", f"?q={wallet.pk}"):
             response = admin_client.get(reverse(url) + query)
             assert response.status_code == 200, (url, query)
     changelist = reverse("admin:ledger_transfer_changelist")
     assert admin_client.get(changelist + "?q=alice").context["cl"].result_count == 1
     assert admin_client.get(changelist + "?q=zed").context["cl"].result_count == 0
-    assert admin_client.get(changelist + "?q=house_funding").context["cl"].result_count == 1
+    assert admin_client.get(changelist + "?q=signup_grant").context["cl"].result_count == 1
+    assert admin_client.get(changelist + "?q=house_funding").context["cl"].result_count == 0
 
 
 def test_no_admin_path_edits_or_deletes_a_transfer(admin_client, wallet):

@@ -32,7 +32,7 @@ def test_register_then_history_shows_the_signup_grant(api_client):
     [entry] = body["results"]
     assert entry["kind"] == "signup_grant"
     assert entry["amount"] == 1000 and entry["balance_after"] == 1000
-    assert entry["counterparty_kind"] == "house"
+    assert entry["counterparty_kind"] == "issuer"  # minted for people, not the bankroll
     assert entry["match_id"] is None and entry["reason"] == ""
 
 
@@ -48,7 +48,7 @@ def test_entries_are_signed_newest_first_with_match_and_round():
     assert [(r["kind"], r["amount"], r["balance_after"]) for r in results] == [
         ("cash_out", 50 - 6 + 6, 150 + 50),
         ("buy_in", -50, 150),
-        ("bot_funding", 200, 200),
+        ("signup_grant", 200, 200),
     ]
     assert results[1]["match_id"] == match.pk
     assert results[1]["counterparty_kind"] == "stack"

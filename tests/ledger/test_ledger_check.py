@@ -8,22 +8,14 @@ from games import stakes
 from games.models import Match
 from ledger import services
 from tests.factories import ActiveMatchFactory
-from tests.ledger.conftest import funded_user
+from tests.ledger.conftest import funded_user, ledger_check_output
 
 pytestmark = pytest.mark.django_db
 
 
-def _check() -> str:
-    from io import StringIO
-
-    out = StringIO()
-    call_command("ledger_check", stdout=out, stderr=out)
-    return out.getvalue()
-
-
 def test_clean_ledger_passes():
     funded_user(300)
-    assert "Ledger OK: 300 chips in circulation" in _check()
+    assert "Ledger OK: 300 chips in circulation" in ledger_check_output()
 
 
 def test_a_drifted_cached_balance_is_reported():
@@ -33,7 +25,7 @@ def test_a_drifted_cached_balance_is_reported():
         cursor.execute("UPDATE ledger_account SET balance = 301 WHERE id = %s", [wallet.pk])
         cursor.execute("SET LOCAL session_replication_role = origin")
     with pytest.raises(CommandError) as info:
-        _check()
+        ledger_check_output()
     assert info.value.returncode == 1
     message = str(info.value)
     assert "invariant" in message
@@ -56,10 +48,10 @@ def test_report_names_the_failed_invariants(capsys):
 def test_finished_match_with_chips_on_the_table_is_reported(capsys):
     players = [funded_user(100) for _ in range(2)]
     match = ActiveMatchFactory(players=players, buy_in=20)  # the buy-ins are taken
-    assert "Ledger OK" in _check()  # a match in play holds chips
+    assert "Ledger OK" in ledger_check_output()  # a match in play holds chips
     Match.objects.filter(pk=match.pk).update(status=Match.Status.FINISHED)
     with pytest.raises(CommandError):
         call_command("ledger_check")
     assert "every finished or aborted match has empty pots and stacks" in capsys.readouterr().err
     stakes.match_cash_out(match=match)
-    assert "Ledger OK" in _check()
+    assert "Ledger OK" in ledger_check_output()

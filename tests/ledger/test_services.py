@@ -28,7 +28,7 @@ def test_register_grants_signup_chips_naming_the_new_user_as_actor():
     user, _, _ = user_register(username="newcomer", password="a-long-pass-phrase-42")
     assert wallet_balance(user=user) == 1000
     grant = Transfer.objects.get(kind=TransferKind.SIGNUP_GRANT)
-    assert grant.credit.user_id == user.pk and grant.debit.kind == AccountKind.HOUSE
+    assert grant.credit.user_id == user.pk and grant.debit.kind == AccountKind.ISSUER
     assert grant.actor_id == user.pk and grant.scope == ""
     assert circulation() == 1000
     assert_ledger_clean()
@@ -46,7 +46,6 @@ def test_register_grants_signup_chips_in_the_same_transaction():
         services.house_account(),
         1,
         f"signup_grant:user:{next_user_id}",
-        kind=TransferKind.SIGNUP_GRANT,
     )
     users, transfers = User.objects.count(), Transfer.objects.count()
     accounts = Account.objects.count()
@@ -76,15 +75,16 @@ def test_signup_grant_replay_moves_nothing():
     assert Transfer.objects.filter(kind=TransferKind.SIGNUP_GRANT).count() == 1
 
 
-def test_house_is_funded_from_the_issuer_only_for_the_shortfall():
-    services.bot_funding(user=UserFactory(), amount=300)
+def test_signup_grants_are_minted_for_wallets_and_never_touch_the_bankroll():
     services.adjustment(
         account=services.house_account(), amount=500, reason="float", actor=UserFactory()
     )
-    services.signup_grant(user=UserFactory(), amount=200)  # the house has enough
-    assert Transfer.objects.filter(kind=TransferKind.HOUSE_FUNDING).count() == 1
-    assert balance(services.house_account()) == 300
-    assert circulation() == 800
+    services.signup_grant(user=UserFactory(), amount=200)  # the house could pay: it does not
+    grant = Transfer.objects.get(kind=TransferKind.SIGNUP_GRANT)
+    assert grant.debit.kind == AccountKind.ISSUER
+    assert balance(services.house_account()) == 500
+    assert circulation() == 700
+    assert not Transfer.objects.filter(kind=TransferKind.HOUSE_FUNDING).exists()
     assert_ledger_clean()
 
 

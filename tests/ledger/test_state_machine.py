@@ -1,5 +1,6 @@
-"""Stateful property test: random grants, transfers, buy-ins, antes, payouts, cash-outs,
-refunds, adjustments and replays against a plain in-memory shadow ledger.
+"""Stateful property test: random grants (from the house's finite bankroll), transfers,
+buy-ins, antes, payouts, cash-outs, refunds, adjustments and replays against a plain
+in-memory shadow ledger.
 
 After every step every balance must equal the shadow's and `ledger_check` must be clean.
 Each example runs in its own savepoint, rolled back at teardown."""
@@ -13,7 +14,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from games import stakes
 from games.models import Match
 from ledger import services
-from ledger.errors import IdempotencyKeyReused, InsufficientChips
+from ledger.errors import HouseBankrollInsufficient, IdempotencyKeyReused, InsufficientChips
 from ledger.models import Account, TransferKind
 from ledger.selectors import ledger_problems
 from tests.factories import LobbyFactory, UserFactory
@@ -81,10 +82,14 @@ class LedgerMachine(RuleBasedStateMachine):
                 self.accounts[("stack", m, s)] = stakes.stack_for(seat)
         self.shadow = Shadow()
         # Start with funded wallets and seated stacks so short runs reach the pots.
+        # The house's bankroll is what a moderator funded it with: nothing mints for it.
+        services.adjustment(
+            account=self.accounts[("house",)], amount=500, reason="bankroll", actor=self.users[0]
+        )
+        self.shadow.move(("issuer",), ("house",), 500)
         for i, user in enumerate(self.users):
-            services.bot_funding(user=user, amount=300, idempotency_key=f"init:{i}")
-            self.shadow.move(("issuer",), ("house",), 300)
-            self.shadow.record(f"init:{i}", (), ("house",), ("wallet", i), 300)
+            services.signup_grant(user=user, amount=300)
+            self.shadow.record(f"init:{i}", (), ("issuer",), ("wallet", i), 300)
             for m in range(MATCHES):
                 stakes.buy_in(seat=self.seats[m][i], amount=40)
                 self.shadow.record(
@@ -103,13 +108,13 @@ class LedgerMachine(RuleBasedStateMachine):
 
     # ------------------------------------------------------------------ helpers
 
-    def expect(self, outcome: str, call):
+    def expect(self, outcome: str, call, short: type[Exception] = InsufficientChips):
         if outcome == "conflict":
             with pytest.raises(IdempotencyKeyReused):
                 call()
             return None
         if outcome == "short":
-            with pytest.raises(InsufficientChips):
+            with pytest.raises(short):
                 call()
             return None
         result = call()
@@ -125,15 +130,13 @@ class LedgerMachine(RuleBasedStateMachine):
     def fund(self, i, amount, key):
         wallet = ("wallet", i)
         payload = (("house",), wallet, amount, TransferKind.BOT_FUNDING)
-        outcome = self.shadow.outcome(key, payload, ("house",), 0)
+        outcome = self.shadow.outcome(key, payload, ("house",), amount)
         self.expect(
             outcome,
             lambda: services.bot_funding(user=self.users[i], amount=amount, idempotency_key=key),
+            short=HouseBankrollInsufficient,  # the bankroll is finite: never minted into
         )
         if outcome == "moved":
-            short = amount - self.shadow.balance.get(("house",), 0)
-            if short > 0:
-                self.shadow.move(("issuer",), ("house",), short)
             self.shadow.record(key, payload, ("house",), wallet, amount)
 
     @rule(

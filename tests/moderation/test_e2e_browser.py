@@ -18,6 +18,7 @@ from tests.factories import (
     ActiveMatchFactory,
     FinishedMatchFactory,
     UserFactory,
+    fund_house,
     people_at,
 )
 
@@ -117,6 +118,7 @@ def test_moderator_reads_a_played_match_and_a_player_page(live_asgi, browser, tm
     shots.mkdir(parents=True, exist_ok=True)
     moderator = UserFactory(username="reader", is_staff=True)
     moderator.groups.add(ensure_moderators_group(Group, Permission))
+    fund_house(20)
     match = FinishedMatchFactory(players=2, bots=["expert"], buy_in=20, ante=1, seed=3)
     match_id, humans = match.pk, people_at(match)
 

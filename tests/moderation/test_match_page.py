@@ -12,7 +12,7 @@ from accounts.models import User
 from games.models import Match, MatchEvent, RoundRecord, Seat
 from ledger.selectors import wallet_balance
 from tests.conftest import client_for
-from tests.factories import FinishedMatchFactory, PlayerFactory, people_at
+from tests.factories import FinishedMatchFactory, PlayerFactory, fund_house, people_at
 
 pytestmark = pytest.mark.django_db
 
@@ -23,7 +23,8 @@ def _section(html: str, section_id: str) -> str:
 
 
 def test_the_match_page_names_players_reveals_dice_and_leads_with_the_outcome(mod_client):
-    match = FinishedMatchFactory(players=2, bots=["cautious"], buy_in=20, ante=1)
+    fund_house(20)
+    match = FinishedMatchFactory(players=2, bots=["hard"], buy_in=20, ante=1)
     match_id, humans = match.pk, people_at(match)
     bot = match.seats.exclude(player__bot_strategy="").get().player
     # After the match a human declares their account a bot: they still played as a human.

@@ -5,6 +5,7 @@ from django.db.models import Sum
 
 from games.models import Match
 from ledger.models import Account, AccountKind, Transfer, TransferKind
+from tests.factories import fund_house
 from tournaments import money, payouts
 from tournaments.models import Entry, Stage, Tournament
 from tournaments.services import tournament_add_bot, tournament_create, tournament_register
@@ -29,10 +30,18 @@ def knockout(creator, **settings) -> Tournament:
 def fill(tournament: Tournament, *, people=(), bots: int = 0) -> None:
     for user in people:
         tournament_register(tournament_id=tournament.pk, user=user)
-    strategies = ["cautious", "random", "expert"]
+    # With a buy-in the house stakes only the bots that play for chips, from its bankroll,
+    # which a moderator funds first; a free tournament seats any bot.
+    strategies = (
+        ["hard", "hard", "expert"] if tournament.buy_in else ["cautious", "random", "expert"]
+    )
+    if tournament.buy_in and bots:
+        fund_house(tournament.buy_in * bots)
     for i in range(bots):
         tournament_add_bot(
-            tournament_id=tournament.pk, user=tournament.created_by, strategy=strategies[i % 3]
+            tournament_id=tournament.pk,
+            user=tournament.created_by,
+            strategy=strategies[i % len(strategies)],
         )
 
 

@@ -6,7 +6,7 @@ import pytest
 from accounts.models import AccountEvent
 from ledger.selectors import wallet_balance
 from tests.conftest import client_for
-from tests.factories import PlayerFactory
+from tests.factories import PlayerFactory, fund_house
 from tests.problems import assert_problem
 from tournaments.models import Entry, Tournament
 from tournaments.services import tournament_start
@@ -39,7 +39,8 @@ def test_a_sit_and_go_fills_starts_and_seats_its_entrants():
     tid = body["id"]
     assert host.post(f"{URL}{tid}/register/", {}, format="json").status_code == 200
     assert guest.post(f"{URL}{tid}/register/", {}, format="json").status_code == 200
-    detail = host.post(f"{URL}{tid}/bots/", {"strategy": "cautious"}, format="json").json()
+    fund_house(50)
+    detail = host.post(f"{URL}{tid}/bots/", {"strategy": "hard"}, format="json").json()
     assert detail["entrant_count"] == 3
     assert wallet_balance(user=joiner) == 1000 - 50
     payout = host.get(f"{URL}{tid}/payouts/").json()
@@ -160,8 +161,9 @@ def test_a_tournament_table_cannot_be_aborted_by_agreement_with_the_bots():
     host = client_for(player)
     tid = _create(host)["id"]
     host.post(f"{URL}{tid}/register/", {}, format="json")
+    fund_house(100)
     for _ in range(2):
-        host.post(f"{URL}{tid}/bots/", {"strategy": "cautious"}, format="json")
+        host.post(f"{URL}{tid}/bots/", {"strategy": "hard"}, format="json")
     assert tournament_start(tournament_id=tid)
     match_id = host.get(f"{URL}{tid}/").json()["stages"][0]["tables"][0]["match_id"]
     before = host.get(f"/api/v1/matches/{match_id}/").json()

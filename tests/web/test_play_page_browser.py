@@ -103,7 +103,11 @@ def wait_for_account_stream(driver) -> None:
     )
 
 
-def create_match(driver, ruleset: str, *, bots: int = 0, options: dict | None = None) -> int:
+def create_match(
+    driver, ruleset: str, *, bots: int = 0, options: dict | None = None, level: str | None = None
+) -> int:
+    """Creates a match from the play page's form with `bots` bots (each of `level`, when
+    given, else the picker's default)."""
     from selenium.webdriver.support.ui import Select
 
     Select(present(driver, "ruleset-select")).select_by_value(ruleset)
@@ -113,6 +117,9 @@ def create_match(driver, ruleset: str, *, bots: int = 0, options: dict | None = 
         control.send_keys(str(value))
     for _ in range(bots):
         present(driver, "add-bot").click()
+    if level is not None:
+        for picker in driver.find_elements("css selector", "form.create select.bot-level"):
+            Select(picker).select_by_value(level)
     present(driver, "create-match").click()
     wait(driver, lambda d: "#/match/" in d.current_url, message="match page")
     return int(driver.current_url.rsplit("/", 1)[-1])

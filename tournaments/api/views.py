@@ -17,7 +17,7 @@ from core.pagination import cursor_page
 from core.query import parse_query
 from core.schema import problems
 from games.api.base import NewestFirst
-from games.errors import ActionOrRulesInvalid
+from games.errors import HOUSE_STAKE_REFUSALS, ActionOrRulesInvalid
 from ledger.errors import InsufficientChips
 from tournaments import selectors, services
 from tournaments.errors import (
@@ -222,14 +222,17 @@ class TournamentBotsApi(IdempotentView, APIView):
         tags=TAGS,
         summary="Enter one of the server's bots (the creator, where bots are allowed)",
         description="A bot of the `strategy` named (a level: `easy`, `medium`, `hard` or "
-        "`expert`; see GET /bots/). The house pays its buy-in and takes its prize, as at "
-        "any table.",
+        "`expert`; see GET /bots/). The house pays its buy-in from its bankroll and takes "
+        "its prize, as at any table: with a buy-in, only a bot that `plays_for_chips` "
+        "enters (`bot_not_staked`), at most `HOUSE_BOT_MAX_STAKE` (`bot_stake_too_high`), "
+        "while the bankroll covers it (`house_bankroll_insufficient`).",
         extensions=problems(
             TournamentNotFound,
             NotTournamentCreator,
             BotsNotAllowed,
             RegistrationClosed,
             TournamentFull,
+            *HOUSE_STAKE_REFUSALS,
         ),
     )
     @idempotent
