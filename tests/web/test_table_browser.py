@@ -12,7 +12,7 @@ import pytest
 from accounts.services import token_create
 from games import engine, services
 from games.models import Match, RoundRecord
-from tests.factories import ActiveMatchFactory, PlayerFactory
+from tests.factories import ActiveMatchFactory, PlayerFactory, fund_house
 from tests.web.test_play_page_browser import (
     DESKTOP,
     PHONE,
@@ -308,3 +308,38 @@ def test_bots_are_picked_by_level_in_the_form_and_at_the_open_table(live_asgi, o
         seated = Match.objects.get(pk=match_id).seats.select_related("player").order_by("seat")
         assert [s.player.bot_strategy for s in seated][1:] == ["medium", "hard", "expert"]
         assert_no_script_errors(driver)
+
+
+def test_a_buy_in_leaves_only_the_bots_the_house_stakes(live_asgi, open_browser):
+    """With a buy-in, the practice levels are shown disabled and a bot picked at one of
+    them moves to the first staked level; without, every level is open again. The table
+    made seats the staked bot on the house's bankroll."""
+    from selenium.webdriver.support.ui import Select
+
+    fund_house(1_000)
+    ann = PlayerFactory(username="ann")
+    driver = open_browser(DESKTOP)
+    log_in(driver, live_asgi.url, ann)
+    wait(driver, lambda d: present(d, "add-bot"), message="the lobby")
+    present(driver, "add-bot").click()
+    level = Select(driver.find_element("css selector", "form.create select.bot-level"))
+    assert level.first_selected_option.get_attribute("value") == "medium"
+    buy_in = driver.find_element("css selector", 'form.create input[name="buy_in"]')
+    buy_in.clear()
+    buy_in.send_keys("50")
+    disabled = [o.get_attribute("value") for o in level.options if not o.is_enabled()]
+    assert disabled == ["easy", "medium"]
+    assert level.first_selected_option.get_attribute("value") == "hard"
+    save_screenshot(driver, "create-staked-bots")
+    buy_in.clear()
+    buy_in.send_keys("0")
+    assert all(o.is_enabled() for o in level.options)
+    buy_in.clear()
+    buy_in.send_keys("50")
+    present(driver, "create-match").click()
+    wait(driver, lambda d: "#/match/" in d.current_url, message="the open table")
+    match = Match.objects.get(pk=int(driver.current_url.rsplit("/", 1)[-1]))
+    assert match.buy_in == 50
+    seats = match.seats.select_related("player").order_by("seat")
+    assert [s.player.bot_strategy for s in seats] == ["", "hard"]
+    assert_no_script_errors(driver)

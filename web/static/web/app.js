@@ -286,8 +286,11 @@ async function createForm() {
   ], "auto");
   const isPrivate = h("input", { type: "checkbox", name: "private" });
   const bots = h("ul", { class: "plain bots", "aria-label": "Bots" });
+  const pickers = [];
+  const staked = () => settings.read().buy_in > 0;
   const addBot = () => {
-    const level = botLevelPicker();
+    const level = botLevelPicker({ staked: staked() });
+    pickers.push(level);
     const row = h("li", { class: "bot-row" },
       h("div", { class: "buttons" }, level.choice,
         h("button", { type: "button", class: "small", onclick: () => row.remove(), "aria-label": "Remove this bot" }, "Remove")),
@@ -310,7 +313,11 @@ async function createForm() {
     }
   };
   return h(
-    "form", { class: "create", onsubmit, "aria-label": "Create a match" },
+    "form", {
+      class: "create", onsubmit, "aria-label": "Create a match",
+      // A buy-in leaves only the bots the house stakes to pick.
+      oninput: () => pickers.forEach((picker) => picker.staked(staked())),
+    },
     field("Rules", ruleset),
     options.box,
     h("div", { class: "row" }, field("Seats", maxPlayers), settings.turn),

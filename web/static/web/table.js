@@ -171,7 +171,7 @@ function openTable(m, lobbyAct) {
   const creator = m.created_by.id === app.me.id;
   const seated = m.your_seat !== null && m.your_seat !== undefined;
   const seatsFree = creator && m.seats.length < m.max_players;
-  const level = seatsFree ? botLevelPicker() : null;
+  const level = seatsFree ? botLevelPicker({ staked: m.buy_in > 0 }) : null;
   return h("section", { class: "card" },
     h("h2", {}, `Waiting for players (${m.seats.length}/${m.max_players})`),
     h("ol", { class: "plain seats-open" }, m.seats.map((s) =>
