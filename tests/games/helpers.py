@@ -98,3 +98,24 @@ def play_rounds(
         moved.add(actor)
         moved_in_round.add(actor)
     raise AssertionError("no round ended")
+
+
+def farm_a_fresh_account(farmer_client: APIClient, rng: random.Random) -> tuple[object, int]:
+    """The farm of issue 33, through the API: a rated 2-seat classic match against a
+    fresh account, one bid, one challenge, then the fresh account resigns. Returns the
+    fresh account and the match id."""
+    victim = PlayerFactory()
+    victim_client = client_for(victim)
+    body = {"ruleset": "classic", "max_players": 2, "turn_seconds": 60, "rated": True}
+    match_id = farmer_client.post(MATCHES, body, format="json").json()["id"]
+    joined = victim_client.post(f"{MATCHES}{match_id}/join/", {}, format="json")
+    assert joined.status_code == 200, joined.content
+    for kind in ("bid", "challenge"):
+        views = [(c, c.get(f"{MATCHES}{match_id}/").json()) for c in (farmer_client, victim_client)]
+        client, view = next((c, v) for c, v in views if v["legal_actions"])
+        action = action_from_legal([e for e in view["legal_actions"] if e["type"] == kind], rng)
+        response = client.post(f"{MATCHES}{match_id}/actions/", action, format="json")
+        assert response.status_code == 201, response.content
+    resigned = victim_client.post(f"{MATCHES}{match_id}/resign/", {}, format="json")
+    assert resigned.status_code == 200, resigned.content
+    return victim, match_id
