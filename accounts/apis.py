@@ -169,8 +169,10 @@ class MeApi(APIView):
         request=MeUpdateInput,
         responses={200: MeOutput},
         tags=["accounts"],
-        summary="Declare your account a bot, for good",
-        description="A person's account becomes a program's with `is_bot: true` (better: "
+        summary="Change your account: show your balance, or declare it a bot for good",
+        description="`show_chips: true` lists you with your wallet balance on the "
+        "leaderboard by chips; `false` (every account's default) keeps your balance to "
+        "yourself. A person's account becomes a program's with `is_bot: true` (better: "
         "register it so, `is_bot` on `POST /auth/register/`); other players see it on "
         "every seat, and quick play keeps it from people unless its seek asks. A bot "
         "never turns back: `is_bot: false` on a bot's account is a 409 `bot_for_good`.",

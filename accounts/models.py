@@ -26,6 +26,11 @@ class User(AbstractUser):
     chat_muted_until = models.DateTimeField(
         null=True, blank=True, help_text="Set by moderators: no chat messages before this time."
     )
+    # Balances are private (docs/API.md, "Balances are private"): only a player who opts
+    # in is listed, with their balance, on the leaderboard by chips.
+    show_chips = models.BooleanField(
+        default=False, help_text="Listed with your wallet balance on the chips leaderboard."
+    )
 
     class Meta:
         constraints = [
@@ -62,6 +67,28 @@ class Rating(models.Model):
     @property
     def rating(self) -> float:
         return round(self.mu - 3 * self.sigma, 2)
+
+
+class RatedOpponent(models.Model):
+    """An opponent `user` met in a rated match while the opponent was established in the
+    scope (`ruleset`; "" for the rating over every preset): the leaderboard by rating
+    counts these, distinct, before listing a player (`LEADERBOARD_MIN_OPPONENTS`)."""
+
+    OVERALL = ""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="rated_opponents")
+    opponent = models.ForeignKey(User, on_delete=models.CASCADE, related_name="+")
+    ruleset = models.CharField(max_length=32, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "ruleset", "opponent"], name="accounts_rated_opponent_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} met {self.opponent_id} ({self.ruleset or 'overall'})"
 
 
 def hash_token(raw_token: str) -> str:

@@ -153,6 +153,10 @@ class PlayerProfileOutput(PlayerRef):
 
 class MeOutput(PlayerRef):
     chips = serializers.IntegerField(help_text="Wallet balance in the chip ledger.")
+    show_chips = serializers.BooleanField(
+        help_text="Whether the leaderboard by chips lists you with your balance (off by "
+        "default: nobody else learns it otherwise)."
+    )
     rating = serializers.FloatField()
     rating_shown = ShownRatingOutput(help_text="The rating as players see it.")
     games_played = serializers.IntegerField()
@@ -164,6 +168,11 @@ class MeUpdateInput(StrictInput):
         required=False,
         help_text="`true` makes your account a bot's, for good; `false` on a bot's is a 409.",
     )
+    show_chips = StrictBooleanField(
+        required=False,
+        help_text="`true` lists you, with your wallet balance, on the leaderboard by chips; "
+        "`false` (the default for every account) keeps your balance to yourself.",
+    )
 
 
 def me_payload(user: User, *, chips: int) -> dict:
@@ -172,6 +181,7 @@ def me_payload(user: User, *, chips: int) -> dict:
         "username": user.username,
         "is_bot": user.is_bot,
         "chips": chips,
+        "show_chips": user.show_chips,
         "rating": user.rating,
         "rating_shown": shown_rating(user.rating_mu, user.rating_sigma),
         "games_played": user.games_played,

@@ -163,15 +163,21 @@ def user_register(
     return candidate, token, raw
 
 
-def user_update(*, user: User, is_bot: bool | None = None) -> User:
+def user_update(*, user: User, is_bot: bool | None = None, show_chips: bool | None = None) -> User:
     """A person may become a bot, once: a bot account never turns back into a person
-    (its games were a program's)."""
-    if is_bot is None or is_bot == user.is_bot:
-        return user
-    if not is_bot:
-        raise BotForGood("A bot account stays a bot; register a person's account instead.")
-    user.is_bot = True
-    user.save(update_fields=["is_bot"])
+    (its games were a program's). Anyone may show their balance on the leaderboard by
+    chips, or stop showing it (`show_chips`, off by default)."""
+    fields = []
+    if is_bot is not None and is_bot != user.is_bot:
+        if not is_bot:
+            raise BotForGood("A bot account stays a bot; register a person's account instead.")
+        user.is_bot = True
+        fields.append("is_bot")
+    if show_chips is not None and show_chips != user.show_chips:
+        user.show_chips = show_chips
+        fields.append("show_chips")
+    if fields:
+        user.save(update_fields=fields)
     return user
 
 

@@ -30,6 +30,14 @@ class Match(models.Model):
     # Casual (False): the result changes no rating.
     rated = models.BooleanField(default=True)
 
+    class Unrated(models.TextChoices):
+        CASUAL = "casual", "a casual match"
+        NOT_PLAYED = "not_played", "no round ended with every seat having moved"
+        ABANDONED = "abandoned", "ended by a forfeit before RATED_MIN_ROUNDS rounds ended"
+
+    # Written when the match finishes: why its result moved no rating; empty when it did.
+    unrated_reason = models.CharField(max_length=12, choices=Unrated.choices, blank=True)
+
     class TimeoutPolicy(models.TextChoices):
         AUTO = "auto", "the cautious bot plays for the absent player"
         CHALLENGE = "challenge", "challenge the standing bid (or make the lowest bid)"
@@ -107,7 +115,8 @@ class Seat(models.Model):
     consecutive_timeouts = models.PositiveSmallIntegerField(default=0)
     joined_at = models.DateTimeField(default=timezone.now)
     # A rated match's effect on the player's rating in its preset, written when it
-    # finishes: {"before": {"mu", "sigma"}, "after": {"mu", "sigma"}}; null when unrated.
+    # finishes: {"before": {"mu", "sigma"}, "after": {"mu", "sigma"}, "weight"}; null when
+    # unrated. `weight` (0..1) is the share of OpenSkill's change applied (games.ratings).
     rating_change = models.JSONField(null=True, blank=True)
 
     class Meta:

@@ -4,11 +4,12 @@ one place that decides what a seat may see."""
 from datetime import datetime
 from typing import Any
 
-from django.db.models import BigIntegerField, F, OuterRef, Q, QuerySet, Subquery
+from django.conf import settings
+from django.db.models import BigIntegerField, Count, F, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from accounts.models import User
+from accounts.models import RatedOpponent, User
 from accounts.rating_scale import shown_rating
 from core.payloads import render, timestamp
 from core.prebuilt import PrebuiltSelect, select_together
@@ -165,6 +166,7 @@ def match_view(
         rematch_offer=_rematch_offer_view(match),
         aborted=_abort_outcome(match),
         results=_results(match, seats, state),
+        unrated_reason=_unrated_reason(match, seats),
     )
 
 
@@ -185,9 +187,23 @@ def _results(match: Match, seats: list[Seat], state: "engine.State | None") -> l
                 "chips": chips.get(s.seat, 0),
                 "rating_before": before and shown_rating(before["mu"], before["sigma"]),
                 "rating_after": after and shown_rating(after["mu"], after["sigma"]),
+                # Changes written before issue 33 were applied in full.
+                "rating_weight": change.get("weight", 1.0) if change else None,
             }
         )
     return results
+
+
+def _unrated_reason(match: Match, seats: list[Seat]) -> str | None:
+    """Why a finished match moved no rating (`Match.Unrated`), else None. Matches that
+    finished before the reason was kept: casual, or unrated because not played."""
+    if match.status != Match.Status.FINISHED:
+        return None
+    if match.unrated_reason:
+        return match.unrated_reason
+    if not match.rated:
+        return Match.Unrated.CASUAL
+    return None if any(s.rating_change for s in seats) else Match.Unrated.NOT_PLAYED
 
 
 def abort_proposal_standing(match: Match, state: "engine.State | None") -> dict | None:
@@ -274,18 +290,43 @@ def messages_visible(*, match: Match) -> QuerySet[ChatMessage]:
 
 def leaderboard(*, by: str, ruleset: str | None = None) -> QuerySet[User]:
     """Players by chips in their wallet or by rating (the conservative mu - 3 sigma),
-    overall or, with `ruleset`, in that preset (players rated in it only)."""
+    overall or, with `ruleset`, in that preset (docs/API.md, "Leaderboard").
+
+    By chips: only players who chose to show their balance (`show_chips`); balances are
+    private otherwise. By rating: only players with `LEADERBOARD_MIN_GAMES` rated matches
+    in the scope, against `LEADERBOARD_MIN_OPPONENTS` distinct opponents who were
+    established when met (`accounts.RatedOpponent`), so a rating farmed from fresh
+    accounts is never listed."""
     players = User.objects.filter(is_active=True, is_staff=False)
-    if by == "rating" and ruleset:
-        players = players.filter(ratings__ruleset=ruleset).annotate(
-            mu=F("ratings__mu"), sigma=F("ratings__sigma")
-        )
-        score = F("mu") - 3 * F("sigma")
-    elif by == "rating":
-        players = players.annotate(mu=F("rating_mu"), sigma=F("rating_sigma"))
-        score = F("mu") - 3 * F("sigma")
-    else:
+    if by == "chips":
         # Never null (the rank cursor pages by score): an account without a wallet has 0.
         wallet = Account.objects.filter(kind=AccountKind.WALLET, user_id=OuterRef("pk"))
         score = Coalesce(Subquery(wallet.values("balance")[:1]), 0, output_field=BigIntegerField())
-    return players.annotate(score=score).order_by(F("score").desc(), "id")
+        players = players.filter(show_chips=True).annotate(score=score)
+        return players.order_by(F("score").desc(), "id")
+    if ruleset:
+        players = players.filter(ratings__ruleset=ruleset).annotate(
+            mu=F("ratings__mu"), sigma=F("ratings__sigma"), games=F("ratings__games")
+        )
+    else:
+        players = players.annotate(
+            mu=F("rating_mu"), sigma=F("rating_sigma"), games=F("games_played")
+        )
+    met = (
+        RatedOpponent.objects.filter(
+            user_id=OuterRef("pk"), ruleset=ruleset or RatedOpponent.OVERALL
+        )
+        .order_by()
+        .values("user_id")
+        .annotate(n=Count("opponent_id"))
+        .values("n")
+    )
+    return (
+        players.annotate(opponents=Coalesce(Subquery(met), 0))
+        .filter(
+            games__gte=settings.LEADERBOARD_MIN_GAMES,
+            opponents__gte=settings.LEADERBOARD_MIN_OPPONENTS,
+        )
+        .annotate(score=F("mu") - 3 * F("sigma"))
+        .order_by(F("score").desc(), "id")
+    )

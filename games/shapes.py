@@ -31,7 +31,7 @@ from games.engine.limits import (
     MIN_FACE,
     MIN_LIVES,
 )
-from games.models import Seat
+from games.models import Match, Seat
 
 INT_RANGES = {
     "dice_per_player": (MIN_DICE_PER_PLAYER, MAX_DICE_PER_PLAYER),
@@ -636,6 +636,12 @@ class SeatResult(serializers.Serializer):
     rating_after = ShownRatingOutput(
         allow_null=True, help_text="The rating in this preset after; null when unrated."
     )
+    rating_weight = serializers.FloatField(
+        allow_null=True,
+        help_text="The share of the full rating change applied, 0 to 1: the mean weight of "
+        "the opponents in this preset (1 for an established one, less for a provisional "
+        "one, 0 for a fresh account); null when unrated.",
+    )
 
 
 class MatchBase(serializers.Serializer):
@@ -676,6 +682,14 @@ class MatchBase(serializers.Serializer):
         allow_null=True,
         help_text="A finished match's result, seat by seat; null until it finishes (and "
         "for an aborted match).",
+    )
+    unrated_reason = serializers.ChoiceField(
+        choices=Match.Unrated.values,
+        allow_null=True,
+        help_text="Why a finished match moved no rating: `casual` (not rated), `abandoned` "
+        "(a resign, leave, timeout forfeit, claimed win or ban ended it before "
+        "RATED_MIN_ROUNDS rounds, 3 by default, ended), `not_played` (no round ended with "
+        "every seat having moved). Null while it runs and when ratings moved.",
     )
 
 
@@ -827,7 +841,10 @@ class MessageOutput(serializers.Serializer):
 
 
 class LeaderboardEntryOutput(PlayerRef):
-    score = serializers.FloatField(help_text="Wallet chips, or the rating mu - 3 sigma.")
+    score = serializers.FloatField(
+        help_text="by=chips: the wallet balance of a player who chose to show it; by=rating: "
+        "the rating mu - 3 sigma."
+    )
     rating_shown = ShownRatingOutput(
         allow_null=True, help_text="by=rating: the rating as players see it; else null."
     )

@@ -29,16 +29,14 @@ from typing import NamedTuple
 from django.conf import settings
 from django.db import transaction
 from django.db.models import (
-    BigIntegerField,
     CharField,
     OuterRef,
     Q,
-    QuerySet,
     Subquery,
     Sum,
     Value,
 )
-from django.db.models.functions import Cast, Concat, Substr
+from django.db.models.functions import Cast, Concat
 
 from accounts.models import User
 from games.errors import BotNotStaked, BotStakeTooHigh
@@ -51,7 +49,6 @@ from ledger.selectors import (
     accounts_in_scope,
     house_balance,
     transfers_in_scope,
-    transfers_in_scopes,
 )
 from ledger.services import Movement, PlannedTransfer
 
@@ -168,13 +165,6 @@ def chips_won_by_seat(match: Match) -> dict[int, int]:
         elif t.debit.kind == AccountKind.STACK and t.credit.kind not in SCOPED_KINDS:
             won[t.debit_seat] = won.get(t.debit_seat, 0) + t.amount
     return won
-
-
-def transfers_of_matches(match_ids: Iterable[int]) -> QuerySet[Transfer]:
-    """The transfers of these matches (one scope each), annotated with their `match_id`."""
-    return transfers_in_scopes(scopes=[match_scope(m) for m in match_ids]).annotate(
-        match_id=Cast(Substr("scope", len(match_scope(0))), output_field=BigIntegerField())
-    )
 
 
 # --------------------------------------------------------------------------- buy-ins

@@ -1,8 +1,10 @@
 """Reads of the ledger: balances, a user's history, accounts and transfers by scope, and
 the invariant audit."""
 
+from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.db import connection
@@ -54,9 +56,22 @@ def transfers_in_scope(*, scope: str) -> QuerySet[Transfer]:
     return Transfer.objects.filter(scope=scope).order_by("id")
 
 
-def transfers_in_scopes(*, scopes: Sequence[str]) -> QuerySet[Transfer]:
-    """Every transfer recorded under any of `scopes`."""
-    return Transfer.objects.filter(scope__in=list(scopes))
+def wallet_results_by_scope(*, since: datetime) -> dict[str, dict[int, int]]:
+    """{scope: {user id: chips that came back to the user's wallet (+) less what left it
+    (-)}}, for every scope with a transfer since `since`, from all of its transfers."""
+    recent = Transfer.objects.filter(created_at__gte=since).exclude(scope="").values("scope")
+    scoped = Transfer.objects.filter(scope__in=recent)
+    results: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
+    for side, sign in (("credit", 1), ("debit", -1)):
+        rows = (
+            scoped.filter(**{f"{side}__kind": AccountKind.WALLET})
+            .values_list("scope", f"{side}__user_id")
+            .annotate(total=Sum("amount"))
+            .order_by()
+        )
+        for scope, user_id, total in rows:
+            results[scope][user_id] += sign * total
+    return {scope: dict(result) for scope, result in results.items()}
 
 
 def circulation() -> int:

@@ -94,8 +94,9 @@ def _number(
 
 @admin.register(SuspicionReport)
 class SuspicionReportAdmin(admin.ModelAdmin):
-    """Pairs to review: chips flowing one way between frequent tablemates, and pairs that
-    never challenge each other."""
+    """Leads to review: chips and wins flowing one way between frequent tablemates (chips
+    in matches and tournaments), one winner over many new accounts, and pairs that never
+    challenge each other."""
 
     def has_add_permission(self, request, obj=None) -> bool:
         return False
@@ -120,6 +121,8 @@ class SuspicionReportAdmin(admin.ModelAdmin):
             "min_matches": _number(request, "min_matches", 3, 1, 10**6),
             "min_one_way": _number(request, "min_one_way", 0.8, 0.0, 1.0, float),
             "min_chances": _number(request, "min_chances", 10, 0, 10**6),
+            "new_account_matches": _number(request, "new_account_matches", 2, 0, 10**6),
+            "min_new_accounts": _number(request, "min_new_accounts", 5, 1, 10**6),
         }
         context = {
             **self.admin_site.each_context(request),

@@ -14,6 +14,7 @@ players and staff would build it, so it is never in a state play cannot reach:
     SeatFactory(match=lobby, bot="expert")         the creator seats a bot
     fund_house(5000)                               a moderator funds the house's bankroll
                                                    (what stakes bots at tables with a buy-in)
+    establish(user, rulesets=["classic"])          a player with an established record
 
 `players` is a number of new players (`PlayerFactory`, with their starting chips) or a
 list of users, the first one creating the match; `bots` are strategies, seated right
@@ -23,8 +24,9 @@ after the creator (as `match_create` does). The other keywords are `match_create
 import random
 
 import factory
+from django.conf import settings
 
-from accounts.models import User
+from accounts.models import RatedOpponent, Rating, User
 from games import engine, services
 from games.engine import bots
 from games.models import Match, Seat
@@ -204,3 +206,25 @@ class SeatFactory(factory.Factory):
         player = player or PlayerFactory()
         services.match_join(match_id=match.pk, user=player, invite_code=match.invite_code)
         return match.seats.get(player=player)
+
+
+def establish(user: User, *, rulesets: list[str] = (), opponents: int | None = None) -> User:
+    """Gives `user` the record of an established player (docs/API.md, "Ratings that
+    cannot be farmed"): `RATING_ESTABLISHED_GAMES` rated matches overall and in each of
+    `rulesets`, at the newcomer's mu and sigma, and `opponents` (by default
+    `LEADERBOARD_MIN_OPPONENTS`) distinct established opponents met in each scope, so
+    the leaderboard lists them. Written directly: playing it out would take dozens of
+    matches for each player."""
+    games = settings.RATING_ESTABLISHED_GAMES
+    count = settings.LEADERBOARD_MIN_OPPONENTS if opponents is None else opponents
+    met = [UserFactory(games_played=games) for _ in range(count)]
+    User.objects.filter(pk=user.pk).update(games_played=games)
+    for ruleset in rulesets:
+        Rating.objects.update_or_create(user=user, ruleset=ruleset, defaults={"games": games})
+    RatedOpponent.objects.bulk_create(
+        RatedOpponent(user=user, opponent=o, ruleset=scope)
+        for o in met
+        for scope in [RatedOpponent.OVERALL, *rulesets]
+    )
+    user.refresh_from_db()
+    return user

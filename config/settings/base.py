@@ -264,6 +264,19 @@ SIGNUP_CHIPS = env.int("SIGNUP_CHIPS", default=1000)
 # table cannot take the whole bankroll: ten times the starting chips.
 HOUSE_BOT_MAX_STAKE = env.int("HOUSE_BOT_MAX_STAKE", default=10_000)
 
+# Ratings that cannot be farmed (docs/API.md, "Ratings that cannot be farmed"). A player
+# is established in a scope (overall, or one preset) from this many rated matches in it;
+# before that, provisional: a result against them moves an opponent's rating in
+# proportion (games / this), a fresh account's not at all.
+RATING_ESTABLISHED_GAMES = env.int("RATING_ESTABLISHED_GAMES", default=10)
+# A match ended by a forfeit (resign, leaving, the timeout policy, a claimed win, a ban)
+# before this many rounds ended with a result is unrated (`unrated_reason: abandoned`).
+RATED_MIN_ROUNDS = env.int("RATED_MIN_ROUNDS", default=3)
+# The leaderboard by rating lists a player once they have this many rated matches in the
+# scope, against at least this many distinct opponents who were established then.
+LEADERBOARD_MIN_GAMES = env.int("LEADERBOARD_MIN_GAMES", default=10)
+LEADERBOARD_MIN_OPPONENTS = env.int("LEADERBOARD_MIN_OPPONENTS", default=5)
+
 # Production hardening: `manage.py check --deploy` is clean with DEBUG=0 and a real key.
 # Trust X-Forwarded-Proto only behind a proxy that sets it (and strips a client's own).
 if env.bool("BEHIND_TLS_PROXY", default=False):

@@ -24,9 +24,13 @@ class LeaderboardApi(APIView):
         responses={200: cursor_page("LeaderboardPage", LeaderboardEntryOutput(many=True))},
         tags=["accounts"],
         summary="Players by chips or by rating",
-        description="Active players, best first: by wallet chips, or by the conservative "
-        "rating (mu - 3 sigma). Cursor-paginated like every list; ties are ordered by "
-        "player id.",
+        description="Active players, best first. `by=chips`: only players who chose to show "
+        "their balance (`show_chips` on `PATCH /me/`), by wallet chips; balances are "
+        "private otherwise. `by=rating`: by the conservative rating (mu - 3 sigma), only "
+        "players with enough rated matches in the scope (LEADERBOARD_MIN_GAMES, 10 by "
+        "default) against enough distinct opponents who were established when met "
+        "(LEADERBOARD_MIN_OPPONENTS, 5). Cursor-paginated like every list; ties are "
+        "ordered by player id.",
     )
     def get(self, request: Request) -> Response:
         query = parse_query(request, LeaderboardQuery)

@@ -51,6 +51,7 @@ PLAY_FIELDS = [
     "started_at",
     "finished_at",
     "opener_seat",
+    "unrated_reason",
 ]
 
 # Every move writes the match row this way (core.prebuilt), with its other writes.
@@ -357,13 +358,15 @@ def _finish(
 ) -> None:
     """The end of the match: the game pot and the stacks settled, then the ratings (the
     players' rows locked after the ledger's accounts, as `locks` orders) unless the
-    result does not count (`counts_for_ratings`); each seat keeps its rating change."""
+    result does not count (`unrated_reason`, kept on the match for its result); each
+    seat keeps its rating change."""
     match.status = Match.Status.FINISHED
     match.finished_at = timezone.now()
     match.winner_seats = list(event["winner_seats"])
     loser = engine.loser(state)
     stakes.settle_match(match=match, seats=seats, winner_seats=match.winner_seats, loser_seat=loser)
-    if not counts_for_ratings(match, seats, logged):
+    match.unrated_reason = unrated_reason(match, seats, logged)
+    if match.unrated_reason:
         return
     places = {int(s): p for s, p in engine.placements(state).items()}
     players = users_lock(s.player_id for s in seats)
@@ -378,18 +381,27 @@ def _finish(
     Seat.objects.bulk_update(seats, ["rating_change"])
 
 
-def counts_for_ratings(match: Match, seats: list[Seat], logged: MatchAction | None) -> bool:
-    """Only a match that was played changes ratings (docs/API.md, "Matches"): it is
-    rated, a round of it ended with a result, and every seat made a move of its own (a
-    turn the timeout policy played counts; resigning, a forfeit, does not). So matches
-    made and resigned at once, or after one seat's bid, only to farm ratings do not
-    count (issue 25). `logged` is the finishing move, not yet written to the log."""
+def unrated_reason(match: Match, seats: list[Seat], logged: MatchAction | None) -> str:
+    """Why a finishing match changes no rating (a `Match.Unrated`), or "" when it does
+    (docs/API.md, "Matches"). `casual`: not rated. `abandoned` (issue 33): a forfeit
+    (resigning, leaving, the timeout policy, a claimed win, a ban) ended it before
+    `RATED_MIN_ROUNDS` rounds ended with a result, however little was played, so a
+    match made only to be resigned after a bid and a challenge does not count.
+    `not_played` (issue 25): no round ended with a result, or a seat never made a move
+    of its own (a turn the timeout policy played counts; a forfeit does not). `logged`
+    is the finishing move, not yet written to the log."""
     if not match.rated:
-        return False
-    if not RoundRecord.objects.filter(match=match, record__result__isnull=False).exists():
-        return False
+        return Match.Unrated.CASUAL
+    results = RoundRecord.objects.filter(match=match, record__result__isnull=False).count()
+    forfeited = logged is not None and logged.action["type"] == engine.FORFEIT_LOG_ENTRY
+    if forfeited and results < settings.RATED_MIN_ROUNDS:
+        return Match.Unrated.ABANDONED
+    if not results:
+        return Match.Unrated.NOT_PLAYED
     log = list(MatchAction.objects.filter(match=match).values_list("action", flat=True))
     if logged is not None:
         log.append(logged.action)
     moved = {entry["seat"] for entry in log if entry["type"] != engine.FORFEIT_LOG_ENTRY}
-    return all(seat.seat in moved for seat in seats)
+    if not all(seat.seat in moved for seat in seats):
+        return Match.Unrated.NOT_PLAYED
+    return ""

@@ -8,10 +8,11 @@ from urllib.parse import urlsplit
 import pytest
 from django.urls import URLResolver, get_resolver, resolve
 
+from accounts.models import User
 from config.urls import api_v1
 from core.apis import INDEX_LINKS
 from tests.conftest import client_for
-from tests.factories import PlayerFactory
+from tests.factories import PlayerFactory, establish
 from tests.games.helpers import MATCHES, seated_players
 from tests.problems import assert_problem
 
@@ -29,8 +30,11 @@ def _walk(client, url: str, direction: str) -> list[int]:
 @pytest.mark.django_db
 @pytest.mark.parametrize("by", ["chips", "rating"])
 def test_the_leaderboard_pages_by_cursor_through_ties(by):
-    # Seven players on the same chips and rating (new accounts), three richer ones.
+    # Seven players on the same chips and rating (new accounts), three richer ones; all
+    # listed: each shows their balance and has an established record (issue 33).
     players = [PlayerFactory() for _ in range(7)] + [PlayerFactory(chips=c) for c in (5, 9, 7)]
+    User.objects.filter(pk__in=[p.pk for p in players]).update(show_chips=True)
+    players = [establish(p) for p in players]
     client = client_for(players[0])
     everyone = client.get("/api/v1/leaderboard/", {"by": by, "page_size": 200}).json()
     assert everyone["next"] is None and everyone["previous"] is None

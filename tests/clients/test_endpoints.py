@@ -18,6 +18,9 @@ def test_accounts_tokens_webhooks_wallet_and_rankings(live_asgi, new_client):
     assert [entry["amount"] for entry in ann.pages(ann.transactions())] == [me["chips"]]
     assert ann.player(me["username"])["username"] == me["username"]
     assert ann.player_matches(me["username"])["results"] == []
+    listed = {e["username"] for e in ann.pages(ann.leaderboard(by="chips"))}
+    assert me["username"] not in listed  # balances are private unless shown
+    assert ann.update_me(show_chips=True)["show_chips"] is True
     assert any(e["username"] == me["username"] for e in ann.pages(ann.leaderboard(by="chips")))
     assert {r["name"] for r in ann.rulesets()} >= {"classic", "poker_dice"}
 

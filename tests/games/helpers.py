@@ -63,23 +63,59 @@ def play_to_the_end(match_id: int, players, rng: random.Random, max_actions: int
 def play_a_round(match_id: int, players, rng: random.Random, max_actions: int = 200) -> dict:
     """Plays until a round has ended and every seat has made a move of its own, what a
     match needs to be rated: each seat raises until it has moved, then challenges."""
+    return play_rounds(match_id, players, rng, rounds=1, max_actions=max_actions)
+
+
+def play_rounds(
+    match_id: int, players, rng: random.Random, *, rounds: int, max_actions: int = 600
+) -> dict:
+    """Plays until `rounds` rounds have ended and every seat has made a move of its own
+    (`RATED_MIN_ROUNDS` of them: what a match resigned then needs to be rated), or the
+    match ended: each seat raises until it has moved in the round, then challenges."""
     clients = [c for _, c in players]
     moved: set[int] = set()
+    moved_in_round: set[int] = set()
+    number = None
     for _ in range(max_actions):
         views = [c.get(f"{MATCHES}{match_id}/").json() for c in clients]
+        last = views[0]["last_round"]
         if views[0]["status"] != "active" or (
-            views[0]["last_round"] and len(moved) == len(clients)
+            last and last["number"] >= rounds and len(moved) == len(clients)
         ):
             return views[0]
+        if views[0]["round"] and views[0]["round"]["number"] != number:
+            number, moved_in_round = views[0]["round"]["number"], set()
         actor = next(i for i, v in enumerate(views) if v["legal_actions"])
         legal = views[actor]["legal_actions"]
         ending = {"challenge", "exact"}
         challenge = [e for e in legal if e["type"] == "challenge"]
-        if actor in moved and challenge:
+        if actor in moved_in_round and challenge:
             action = action_from_legal(challenge, rng)
         else:
             action = action_from_legal([e for e in legal if e["type"] not in ending] or legal, rng)
         response = clients[actor].post(f"{MATCHES}{match_id}/actions/", action, format="json")
         assert response.status_code == 201, (action, response.content)
         moved.add(actor)
+        moved_in_round.add(actor)
     raise AssertionError("no round ended")
+
+
+def farm_a_fresh_account(farmer_client: APIClient, rng: random.Random) -> tuple[object, int]:
+    """The farm of issue 33, through the API: a rated 2-seat classic match against a
+    fresh account, one bid, one challenge, then the fresh account resigns. Returns the
+    fresh account and the match id."""
+    victim = PlayerFactory()
+    victim_client = client_for(victim)
+    body = {"ruleset": "classic", "max_players": 2, "turn_seconds": 60, "rated": True}
+    match_id = farmer_client.post(MATCHES, body, format="json").json()["id"]
+    joined = victim_client.post(f"{MATCHES}{match_id}/join/", {}, format="json")
+    assert joined.status_code == 200, joined.content
+    for kind in ("bid", "challenge"):
+        views = [(c, c.get(f"{MATCHES}{match_id}/").json()) for c in (farmer_client, victim_client)]
+        client, view = next((c, v) for c, v in views if v["legal_actions"])
+        action = action_from_legal([e for e in view["legal_actions"] if e["type"] == kind], rng)
+        response = client.post(f"{MATCHES}{match_id}/actions/", action, format="json")
+        assert response.status_code == 201, response.content
+    resigned = victim_client.post(f"{MATCHES}{match_id}/resign/", {}, format="json")
+    assert resigned.status_code == 200, resigned.content
+    return victim, match_id

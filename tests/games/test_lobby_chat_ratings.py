@@ -7,7 +7,7 @@ from django.utils import timezone
 from accounts.models import User
 from games.models import ChatMessage, Match
 from tests.conftest import client_for
-from tests.factories import ActiveMatchFactory, PlayerFactory
+from tests.factories import ActiveMatchFactory, PlayerFactory, establish
 from tests.games.helpers import MATCHES, play_to_the_end, seated_players
 
 pytestmark = pytest.mark.django_db
@@ -113,7 +113,10 @@ def test_chat_is_throttled():
 
 
 def test_ratings_stats_and_leaderboards_after_a_match():
-    players = seated_players(3)
+    # Established players (issue 33): the leaderboard lists no one else, and a result
+    # against fresh accounts moves no rating.
+    players = [(establish(u), c) for u, c in seated_players(3)]
+    games = players[0][0].games_played
     match_id = ActiveMatchFactory(
         players=[user for user, _ in players], ruleset="milton_bradley", buy_in=100, ante=2
     ).pk
@@ -121,18 +124,24 @@ def test_ratings_stats_and_leaderboards_after_a_match():
     winner_seat = final["winner_seats"][0]
     winner_id = next(s["player"]["id"] for s in final["seats"] if s["seat"] == winner_seat)
     users = {u.pk: u for u in User.objects.filter(pk__in=[u.pk for u, _ in players])}
-    assert all(u.games_played == 1 for u in users.values())
+    assert all(u.games_played == games + 1 for u in users.values())
     assert users[winner_id].games_won == 1
     assert sum(u.games_won for u in users.values()) == 1
     best = max(users.values(), key=lambda u: u.rating)
     assert best.pk == winner_id
     me = players[0][1].get("/api/v1/me/").json()
-    assert me["games_played"] == 1
+    assert me["games_played"] == games + 1
     by_rating = players[0][1].get("/api/v1/leaderboard/?by=rating").json()["results"]
     assert by_rating[0]["id"] == winner_id
+    assert {e["id"] for e in by_rating} == set(users)
+    # Balances are private: the chips board lists only those who chose to show theirs.
+    for _, client in players:
+        shown = client.patch("/api/v1/me/", {"show_chips": True}, format="json")
+        assert shown.status_code == 200 and shown.json()["show_chips"] is True
     by_chips = players[0][1].get("/api/v1/leaderboard/?by=chips").json()["results"]
     assert by_chips[0]["id"] == winner_id
     assert by_chips[0]["score"] > 1000
+    assert {e["id"] for e in by_chips} == set(users)
 
 
 def test_rounds_history_has_every_finished_round_in_full():

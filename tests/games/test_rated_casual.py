@@ -7,7 +7,7 @@ import pytest
 from accounts.models import Rating, User
 from games import services
 from games.models import Match
-from tests.factories import FinishedMatchFactory, PlayerFactory
+from tests.factories import FinishedMatchFactory, PlayerFactory, establish
 from tests.games.helpers import MATCHES, seated_players
 
 pytestmark = pytest.mark.django_db
@@ -21,17 +21,23 @@ def _ratings(users) -> list[tuple]:
 
 
 def test_a_rated_match_changes_ratings_and_a_casual_one_does_not():
-    rated = FinishedMatchFactory(players=2, options=QUICK)
-    people = [s.player for s in rated.seats.all()]
-    assert rated.rated is True
-    assert all(u.games_played == 1 for u in User.objects.filter(pk__in=[u.pk for u in people]))
+    # Established players: against fresh accounts a rating would not move (issue 33).
+    people = [establish(PlayerFactory(), rulesets=["classic"]) for _ in range(2)]
+    games = people[0].games_played
+    start = _ratings(people)
+    rated = FinishedMatchFactory(players=people, options=QUICK)
+    assert rated.rated is True and rated.unrated_reason == ""
+    rows = User.objects.filter(pk__in=[u.pk for u in people])
+    assert all(u.games_played == games + 1 for u in rows)
     assert Rating.objects.filter(user__in=people, ruleset="classic").count() == 2
-
     before = _ratings(people)
+    assert [r[:2] for r in before] != [r[:2] for r in start]  # mu and sigma moved
+
     casual = FinishedMatchFactory(players=people, options=QUICK, rated=False, seed=1)
     assert casual.status == Match.Status.FINISHED and casual.rated is False
+    assert casual.unrated_reason == Match.Unrated.CASUAL
     assert _ratings(people) == before
-    assert all(r.games == 1 for r in Rating.objects.filter(user__in=people))
+    assert all(r.games == games + 1 for r in Rating.objects.filter(user__in=people))
 
 
 def test_a_match_everyone_resigned_at_once_changes_no_rating():

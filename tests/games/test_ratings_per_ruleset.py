@@ -5,12 +5,13 @@ migration rates the matches finished before it, per preset, from their placement
 import random
 
 import pytest
+from django.conf import settings
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from accounts.models import Rating, User
-from tests.factories import ActiveMatchFactory, UserFactory
-from tests.games.helpers import MATCHES, play_a_round, seated_players
+from tests.factories import ActiveMatchFactory, UserFactory, establish
+from tests.games.helpers import MATCHES, play_rounds, seated_players
 from tests.problems import assert_problem
 
 pytestmark = pytest.mark.django_db
@@ -21,22 +22,32 @@ def _resign(client, match_id) -> None:
 
 
 def test_each_preset_keeps_its_own_rating(api_client):
-    players = seated_players(3)
+    # Established (issue 33): each counts fully for the others, and the leaderboard lists
+    # them; carol plays classic only.
+    both, classic_only = ["classic", "poker_dice"], ["classic"]
+    players = [
+        (establish(u, rulesets=rulesets), c)
+        for (u, c), rulesets in zip(seated_players(3), [both, both, classic_only], strict=True)
+    ]
     (alice, a), (bob, b), (carol, _) = players
+    games = alice.games_played
+    rounds = settings.RATED_MIN_ROUNDS  # resigned sooner, a match is abandoned: unrated
     classic = ActiveMatchFactory(players=[user for user, _ in players], ruleset="classic").pk
-    play_a_round(classic, players, random.Random(0))
+    play_rounds(classic, players, random.Random(0), rounds=rounds)
     _resign(a, classic)
     _resign(b, classic)  # carol wins, then bob, alice last
-    poker = ActiveMatchFactory(players=[user for user, _ in players[:2]], ruleset="poker_dice").pk
-    play_a_round(poker, players[:2], random.Random(0))
+    poker = ActiveMatchFactory(
+        players=[user for user, _ in players[:2]], ruleset="poker_dice", options={"lives": 5}
+    ).pk
+    play_rounds(poker, players[:2], random.Random(0), rounds=rounds)
     _resign(b, poker)  # alice wins
 
     profile = api_client.get(f"/api/v1/players/{alice.username}/").json()
     assert set(profile["ratings"]) == {"classic", "poker_dice"}
-    assert profile["ratings"]["classic"]["games"] == 1
+    assert profile["ratings"]["classic"]["games"] == games + 1
     assert profile["ratings"]["poker_dice"]["rating"] > profile["ratings"]["classic"]["rating"]
     assert set(profile["ratings"]["classic"]) == {"rating", "mu", "sigma", "games", "shown"}
-    assert profile["games_played"] == 2  # the overall count goes on
+    assert profile["games_played"] == games + 2  # the overall count goes on
 
     by_classic = api_client.get("/api/v1/leaderboard/?by=rating&ruleset=classic").json()
     assert [p["id"] for p in by_classic["results"]] == [carol.pk, bob.pk, alice.pk]

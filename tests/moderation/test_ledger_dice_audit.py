@@ -147,7 +147,7 @@ def test_suspicion_report_lists_one_way_flows_and_soft_play(mod_client):
     assert report.matches == 4
     [flow] = report.dumping
     assert (flow.a, flow.b) == (dumper, receiver)
-    assert (flow.a_to_b, flow.b_to_a, flow.matches_together) == (60, 0, 3)
+    assert (flow.a_to_b, flow.b_to_a, flow.together) == (60, 0, 3)
     assert flow.one_way == 1.0
     [pair] = report.soft_play
     assert {pair.a, pair.b} == {dumper, receiver}
@@ -179,7 +179,7 @@ def test_suspicion_report_sees_win_farming_at_zero_stake(mod_client):
     assert report.dumping == []  # no chips ever moved
     [pair] = report.win_farming
     assert (pair.a, pair.b) == (farmer, farmed)
-    assert (pair.a_to_b, pair.b_to_a, pair.matches_together) == (4, 0, 4)
+    assert (pair.a_to_b, pair.b_to_a, pair.together) == (4, 0, 4)
     page = mod_client.get(reverse("admin:moderation_suspicionreport_changelist"))
     farming = page.content.decode().split('id="win-farming"')[1].split('id="soft-play"')[0]
     assert farmer.username in farming and farmed.username in farming

@@ -13,7 +13,7 @@ from django.core.management import call_command
 from accounts.models import User
 from games.models import Match
 from ledger.selectors import wallet_balance
-from tests.factories import FinishedMatchFactory, fund_house
+from tests.factories import FinishedMatchFactory, establish, fund_house
 from tests.web.test_play_page_browser import (
     DESKTOP,
     PHONE,
@@ -83,6 +83,10 @@ def test_the_result_after_a_match_against_a_bot(live_asgi, bot_worker, open_brow
     _set_stakes(driver, BUY_IN, 3)
     fund_house(BUY_IN)  # the house stakes its bot from its bankroll
     match_id = create_match(driver, "classic", bots=1, options={"dice_per_player": 2}, level="hard")
+    # The server's bots are established where they play; here the bot is new, so it is
+    # given that record: against a fresh account no rating would move (issue 33).
+    bot = Match.objects.get(pk=match_id).seats.exclude(player=ada).get().player
+    establish(bot, rulesets=["classic"])
     play_to_the_end(driver, match_id, screenshot_as="result-bot", limit_seconds=180)
     match = Match.objects.get(pk=match_id)
     assert match.status == Match.Status.FINISHED

@@ -16,6 +16,13 @@ export function ratingText(shown) {
   return shown.provisional ? `${shown.value}? ±${shown.deviation}` : String(shown.value);
 }
 
+// Why a finished match moved no rating (the match's `unrated_reason`, docs/API.md).
+const UNRATED = {
+  casual: "A casual match: no rating changed.",
+  abandoned: "Not rated: the match was abandoned (a resign, a leave, a timeout or a claimed win) in its first rounds.",
+  not_played: "Not rated: a match counts once a round has ended with every player having made a move.",
+};
+
 const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "±0");
 export const ordinal = (n) => `${n}${["th", "st", "nd", "rd"][(n % 100 > 10 && n % 100 < 14) || n % 10 > 3 ? 0 : n % 10]}`;
 
@@ -83,7 +90,6 @@ export function resultScreen(m, { show, refresh }) {
   };
   const results = [...(m.results || [])].sort((a, b) => a.place - b.place || a.seat - b.seat);
   const mine = results.find((r) => r.seat === m.your_seat);
-  const rated = results.some((r) => r.rating_after);
 
   let headline;
   if (mine) headline = mine.place === 1 ? "You won!" : `You finished ${ordinal(mine.place)} of ${results.length}.`;
@@ -96,9 +102,10 @@ export function resultScreen(m, { show, refresh }) {
           h("strong", {}, mine.rating_after ? ratingChange(mine) : "unchanged")))
     : null;
   let note = null;
-  if (!m.rated) note = "A casual match: no rating changed.";
-  else if (!rated) note = "Not rated: a match counts once a round has ended with every player having made a move.";
-  else if (mine?.rating_after?.provisional) {
+  if (m.unrated_reason) note = UNRATED[m.unrated_reason] ?? "Not rated.";
+  else if (mine && mine.rating_weight < 1) {
+    note = `Your opponents are new here: this result moved your rating ${Math.round(100 * mine.rating_weight)}% of a full change.`;
+  } else if (mine?.rating_after?.provisional) {
     note = `"?" marks a provisional rating: a new player's moves fast, give or take ${mine.rating_after.deviation} for now.`;
   }
 
