@@ -345,7 +345,10 @@ async def match_events(request: Request, prepared: tuple, match_id: int) -> Http
                     break  # the listener vouches that nothing was written
                 fresh_since = time.monotonic()
                 events = await sight.events_after(log, after, fresh_since)
-    if not events and not sight.lost and expires_first and time.monotonic() >= deadline:
+    # Nothing came, nothing was lost and no shutdown answered early: the wait ran to its
+    # deadline, which was the token's expiry. (Not a clock reading: a timer may fire a
+    # fraction of a millisecond early.)
+    if not events and not sight.lost and expires_first and not sub.closing:
         sight.lost = TokenExpired()
     if sight.lost and not events:
         return problem_from(sight.lost)

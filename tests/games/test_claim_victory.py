@@ -6,12 +6,13 @@ import random
 from io import StringIO
 
 import pytest
+from django.conf import settings
 from django.core.management import call_command
 
 from accounts.models import User
 from games import engine, services
 from games.engine.limits import CLAIM_AFTER_TIMEOUTS
-from games.models import Match, Seat
+from games.models import Match, RoundRecord, Seat
 from ledger.selectors import wallet_balance
 from tests.factories import ActiveMatchFactory
 from tests.games.helpers import MATCHES, action_from_legal, seated_players
@@ -68,16 +69,20 @@ def test_the_present_player_claims_the_win_over_gone_opponents(players):
     assert_problem(_claim(client, match.pk), 409, "opponents_not_gone")
     _time_out_until_gone(match, claimant, random.Random(players))
 
+    # A claim is a forfeit: rated only once RATED_MIN_ROUNDS rounds ended with a result.
+    ended = RoundRecord.objects.filter(match=match, record__result__isnull=False).count()
+    rated = ended >= settings.RATED_MIN_ROUNDS
     body = _claim(client, match.pk, {"expected_version": match.version}).json()
     assert body["status"] == "finished" and body["winner_seats"] == [0]
     assert all(s["status"] == "left" for s in body["seats"][1:])
+    assert body["unrated_reason"] == (None if rated else Match.Unrated.ABANDONED)
     events = client.get(f"{MATCHES}{match.pk}/events/").json()["events"]
     claimed = next(e for e in events if e["type"] == "victory_claimed")
     assert claimed["data"]["gone_seats"] == list(range(1, players))
     forfeits = [e for e in events if e["type"] == "player_out" and e["seq"] > claimed["seq"]]
     assert [e["data"]["reason"] for e in forfeits] == ["forfeit"] * (players - 1)
     assert sum(wallet_balance(user=u) for u in users) == before
-    assert User.objects.get(pk=claimant.pk).games_won == 1  # a rated result: a move was played
+    assert User.objects.get(pk=claimant.pk).games_won == int(rated)
     _ledger_ok()
 
 
