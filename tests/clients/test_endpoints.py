@@ -3,9 +3,9 @@ errors carrying the problem code."""
 
 import liarsdice
 import pytest
-from liarsdice import Match
+from liarsdice import Match, SeatResult, ShownRating
 
-from tests.clients.conftest import PASSWORD
+from tests.clients.conftest import PASSWORD, play_out
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -116,3 +116,18 @@ def test_errors_are_typed_by_their_problem_code(live_asgi, new_client):
     first = mover.act(match.id, {"type": "bid", "quantity": 1, "face": 2}, idempotency_key=key)
     again = mover.act(match.id, {"type": "bid", "quantity": 1, "face": 2}, idempotency_key=key)
     assert first.version == again.version == match.version + 1
+
+
+def test_a_finished_matchs_results_are_typed(live_asgi, new_client):
+    ann, bob = new_client(live_asgi.url, "res"), new_client(live_asgi.url, "res")
+    match = ann.create_match("classic", options={"dice_per_player": 1})
+    bob.join(match.id)
+    assert match.results is None
+    play_out(ann, bob, match.id)
+    final = ann.match(match.id)
+    assert final.status == "finished"
+    assert [type(r) for r in final.results] == [SeatResult, SeatResult]
+    assert sorted(r.place for r in final.results) == [1, 2]
+    # Played (a bid and a challenge) and rated: both ratings shown, before and after.
+    ratings = [r.rating_after for r in final.results] + [r.rating_before for r in final.results]
+    assert all(isinstance(rating, ShownRating) for rating in ratings)

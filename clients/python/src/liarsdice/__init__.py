@@ -32,6 +32,8 @@ from liarsdice.models import (
     Round,
     RulesHelp,
     Seat,
+    SeatResult,
+    ShownRating,
 )
 from liarsdice.streams import Stream
 
@@ -60,6 +62,8 @@ __all__ = [
     "Round",
     "RulesHelp",
     "Seat",
+    "SeatResult",
+    "ShownRating",
     "Seek",
     "ServiceUnavailable",
     "Stream",
