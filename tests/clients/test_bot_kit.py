@@ -162,6 +162,17 @@ class AlwaysFails:
         raise ValueError("this bot never plays")
 
 
+def play_one_match(bot, client: Client) -> tuple[BotRunner, list, list[str]]:
+    """Runs `bot` until one match ended (at most 90 s): its runner, results and log."""
+    lines: list[str] = []
+    runner = BotRunner(bot, client, log=lines.append)
+    thread, results = run_in_background(runner, 1)
+    thread.join(timeout=90)
+    runner.stop()
+    assert not thread.is_alive(), lines
+    return runner, results, lines
+
+
 def timed_out(client: Client, match_id: int, seat: int) -> int:
     events = client.events(match_id, after=0).events
     return sum(e.type == "turn_timed_out" and e.data.get("seat") == seat for e in events)
@@ -174,12 +185,7 @@ def test_a_bot_whose_act_raises_once_plays_on_after_the_retry(
     client = new_client(live_asgi.url, "oops")
     match = client.create_match("classic", options={"dice_per_player": 2}, bots=["random"])
     bot = FailsOnce()
-    lines: list[str] = []
-    runner = BotRunner(bot, client, log=lines.append)
-    thread, results = run_in_background(runner, 1)
-    thread.join(timeout=90)
-    runner.stop()
-    assert not thread.is_alive(), lines
+    runner, results, lines = play_one_match(bot, client)
     assert [m.status for m in results] == ["finished"], lines
     # The failed turn was played by the retry, on the same turn, not by the timeout.
     assert bot.calls[1] == bot.calls[0]
@@ -205,12 +211,7 @@ def test_a_bot_that_always_raises_leaves_its_turns_to_the_timeout(
         max_timeouts=2,
     )
     bot = AlwaysFails()
-    lines: list[str] = []
-    runner = BotRunner(bot, client, log=lines.append)
-    thread, results = run_in_background(runner, 1)
-    thread.join(timeout=90)
-    runner.stop()
-    assert not thread.is_alive(), lines
+    runner, results, lines = play_one_match(bot, client)
     # The match's thread lived on through its turns to the end of the match.
     assert [m.id for m in results] == [match.id] and results[0].over, lines
     assert timed_out(client, match.id, 0) == 2

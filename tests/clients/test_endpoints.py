@@ -34,7 +34,10 @@ def test_accounts_tokens_webhooks_wallet_and_rankings(live_asgi, new_client):
     assert caught.value.status == 401 and caught.value.code
     stale.close()
 
-    hook = ann.create_webhook("http://127.0.0.1:9/hook", secret="s" * 20)
+    with pytest.raises(liarsdice.ValidationFailed) as caught:  # API.md: 16 to 128 characters
+        ann.create_webhook("http://127.0.0.1:9/hook", secret="s" * 15)
+    assert [(e["field"], e["code"]) for e in caught.value.errors] == [("secret", "min_length")]
+    hook = ann.create_webhook("http://127.0.0.1:9/hook", secret="s" * 16)
     assert [h["id"] for h in ann.webhooks()] == [hook["id"]]
     assert ann.webhook_deliveries(hook["id"]) == []
     ann.delete_webhook(hook["id"])
@@ -56,6 +59,9 @@ def test_lobby_play_chat_history_challenges_and_seeks(live_asgi, new_client):
     bob_name = bob.me()["username"]
     match = ann.create_match("classic", max_players=3, options={"dice_per_player": 1})
     assert isinstance(match, Match) and match.your_seat == 0 and match.status == "open"
+    # The rules are flat (API.md): the family beside each option, no nested `options`.
+    assert match.rules["family"] == "common_pool" and match.rules["dice_per_player"] == 1
+    assert "options" not in match.rules
     assert bob.join(match.id).your_seat == 1
     assert bob.leave(match.id).your_seat is None
     bob.join(match.id)

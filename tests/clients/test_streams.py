@@ -3,6 +3,7 @@
 
 import threading
 import time
+from collections.abc import Callable
 
 import pytest
 from liarsdice import Client
@@ -23,6 +24,17 @@ def collect(stream, into: list, until=lambda item: False) -> threading.Thread:
     thread = threading.Thread(target=read, daemon=True)
     thread.start()
     return thread
+
+
+def recorded_sleep() -> tuple[list[float], Callable[[float], None]]:
+    """A client's `sleep` that notes each wait (into the list) before it waits."""
+    waits: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        time.sleep(seconds)
+
+    return waits, sleep
 
 
 def test_every_stream_resumes_after_a_server_restart(new_client):
@@ -63,12 +75,7 @@ def test_every_stream_resumes_after_a_server_restart(new_client):
 
 
 def test_a_throttled_request_is_retried_after_retry_after():
-    waits: list[float] = []
-
-    def sleep(seconds: float) -> None:
-        waits.append(seconds)
-        time.sleep(seconds)
-
+    waits, sleep = recorded_sleep()
     statuses: list[tuple[int, str | None]] = []
     with WebServer(workers=1, settings="config.settings.base", THROTTLE_USER="2/s") as server:
         client = Client(
@@ -90,12 +97,7 @@ def test_a_throttled_request_is_retried_after_retry_after():
 
 
 def test_a_client_that_used_up_its_rate_limit_waits_instead_of_being_refused():
-    waits: list[float] = []
-
-    def sleep(seconds: float) -> None:
-        waits.append(seconds)
-        time.sleep(seconds)
-
+    waits, sleep = recorded_sleep()
     statuses: list[int] = []
     with WebServer(workers=1, settings="config.settings.base", THROTTLE_USER="2/s") as server:
         client = Client(
@@ -113,12 +115,7 @@ def test_a_client_that_used_up_its_rate_limit_waits_instead_of_being_refused():
 
 
 def test_a_stream_connection_waits_out_a_used_up_rate_limit():
-    waits: list[float] = []
-
-    def sleep(seconds: float) -> None:
-        waits.append(seconds)
-        time.sleep(seconds)
-
+    waits, sleep = recorded_sleep()
     statuses: list[int] = []
     with WebServer(workers=1, settings="config.settings.base", THROTTLE_USER="2/s") as server:
         client = Client(server.url, sleep=sleep)
