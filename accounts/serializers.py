@@ -195,7 +195,8 @@ class WebhookInput(StrictInput):
         min_length=16,
         max_length=128,
         required=False,
-        help_text="Omitted: the server makes one and shows it once.",
+        help_text="16 to 128 characters, to sign each delivery. Omitted: the server makes "
+        "one and shows it once.",
     )
 
 

@@ -12,6 +12,7 @@ stop when this process exits. Set the variables to use external services instead
 
 import argparse
 import contextlib
+import json
 import os
 import secrets
 import subprocess
@@ -78,14 +79,23 @@ def services(data_dir: Path) -> Iterator[dict[str, str]]:
     yield env
 
 
-def _manage(env: dict[str, str], *args: str) -> None:
-    subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True)
+def _manage(env: dict[str, str], *steps: list[str]) -> None:
+    """Runs the `manage.py` commands `steps` (each its arguments) in one Django process."""
+    command = [sys.executable, "-m", "scripts.manage_steps", *map(json.dumps, steps)]
+    subprocess.run(command, cwd=ROOT, env=env, check=True)
+
+
+ADMIN_STEP = ["ensure_local_admin", "--username", "admin"]
 
 
 def ensure_local_admin(env: dict[str, str], password: str) -> None:
     """Creates or updates the local admin. The password goes in the environment, not on
     the command line, where one starting with "-" would be read as an option."""
-    _manage({**env, "LOCAL_ADMIN_PASSWORD": password}, "ensure_local_admin", "--username", "admin")
+    _manage(admin_env(env, password), ADMIN_STEP)
+
+
+def admin_env(env: dict[str, str], password: str) -> dict[str, str]:
+    return {**env, "LOCAL_ADMIN_PASSWORD": password}
 
 
 def _local_secret(data_dir: Path, name: str, nbytes: int) -> str:
@@ -129,17 +139,17 @@ def run(data_dir: Path) -> int:
         # Every local client comes from one address: a bot author tries several accounts.
         env.setdefault("THROTTLE_REGISTER_IP", "500/hour")
         env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
-        _manage(env, "migrate", "--noinput")
-        _manage(env, "collectstatic", "--noinput", "--verbosity", "0")
+        steps = [["migrate", "--noinput"], ["collectstatic", "--noinput", "--verbosity", "0"]]
         if embedded_database:
             # A local admin only in the project's own database, never in an external one.
             admin_password = _local_secret(data_dir, "admin_password", 12)
-            ensure_local_admin(env, admin_password)
+            _manage(admin_env(env, admin_password), *steps, ADMIN_STEP)
             admin = (
                 f"(user 'admin', password '{admin_password}', "
                 f"kept in {data_dir / 'admin_password'})"
             )
         else:
+            _manage(env, *steps)
             admin = "(log in as a staff user of that database: manage.py createsuperuser)"
         port = env["PORT"]
         banner = (

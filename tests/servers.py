@@ -164,7 +164,8 @@ class WebServer:
       real throttle rates the test settings raise);
     * `env`: variables the settings read (THROTTLE_USER, STREAMS_PER_USER, REDIS_URL...).
 
-    Its output (gunicorn's and the app's log lines) goes to `log`."""
+    Its output (gunicorn's and the app's log lines) goes to `log`; its DATA_DIR (gunicorn's
+    control socket) is a temporary directory of its own unless `env` names one."""
 
     def __init__(
         self,
@@ -178,6 +179,7 @@ class WebServer:
         self.workers = workers
         self.url = ""
         self.log = Path(tempfile.mkstemp(prefix="web-server-", suffix=".log")[1])
+        self.own_data_dir = None if "DATA_DIR" in env else tempfile.mkdtemp(prefix="web-data-")
         self.env = {
             **os.environ,
             "DJANGO_SETTINGS_MODULE": settings,
@@ -190,6 +192,7 @@ class WebServer:
             "PORT": "0",
             "WEB_CONCURRENCY": str(workers),
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+            **({"DATA_DIR": self.own_data_dir} if self.own_data_dir else {}),
             **env,
         }
         self.proc: subprocess.Popen | None = None
@@ -231,6 +234,8 @@ class WebServer:
             self.kill()
             code = self.proc.returncode
         self.log.unlink(missing_ok=True)
+        if self.own_data_dir:
+            shutil.rmtree(self.own_data_dir, ignore_errors=True)
         return code
 
     def kill(self) -> None:

@@ -26,6 +26,9 @@ def test_procfile_runs_api_worker_and_beat():
     assert "--worker-class config.server.Worker" in entries["web"]
     assert entries["worker"].startswith("celery -A config worker")
     assert entries["beat"].startswith("celery -A config beat")
+    # gunicorn's control socket in the instance's own DATA_DIR, not one per home directory
+    # shared by every instance (tests/scripts/test_control_socket.py runs two).
+    assert "--control-socket ${DATA_DIR:-/tmp}/gunicorn.ctl" in entries["web"]
 
 
 def test_make_run_starts_every_procfile_entry_after_migrating():
@@ -69,6 +72,7 @@ def test_dockerfile_default_command_is_the_web_entry_as_a_non_root_user():
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert 'CMD ["python", "-m", "scripts.supervise", "--exec", "web"]' in dockerfile
     assert re.search(r"^USER app$", dockerfile, re.M)
+    assert "DATA_DIR=/tmp" in dockerfile  # where the app user may write (beat, control socket)
     assert "requirements.txt" in dockerfile
 
 

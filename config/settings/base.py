@@ -202,8 +202,10 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Liar's Dice API",
     "DESCRIPTION": (
         "Turn-by-turn Liar's Dice for people and programs: accounts, chips, matches of "
-        "five rule systems. Authenticate with `Authorization: Bearer <token>`. Every error "
-        "is `application/problem+json` (RFC 9457) with a stable `code`."
+        "six rule systems (the presets milton_bradley, wild_ones, roll_off, classic, "
+        "perudo and poker_dice: `GET /api/v1/rulesets/`). Authenticate with "
+        "`Authorization: Bearer <token>`. Every error is `application/problem+json` "
+        "(RFC 9457) with a stable `code`."
     ),
     "VERSION": "1.0.0",
     # 3.1: JSON Schema 2020-12 shapes (`const` discriminators, `null` types) and `webhooks`.

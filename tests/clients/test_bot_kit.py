@@ -137,3 +137,88 @@ def test_stop_ends_an_idle_runner_at_once(live_asgi, new_client):
     runner.stop()
     thread.join(timeout=5)
     assert not thread.is_alive() and results == []
+
+
+class FailsOnce(Estimator):
+    """The example bot with a bug that bites once, on its first turn."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[int] = []  # the version of each state act() was given
+
+    def act(self, match):
+        self.calls.append(match.version)
+        if len(self.calls) == 1:
+            raise RuntimeError("a bug in the bot")
+        return super().act(match)
+
+
+class AlwaysFails:
+    def __init__(self) -> None:
+        self.calls: list[int] = []
+
+    def act(self, match):
+        self.calls.append(match.version)
+        raise ValueError("this bot never plays")
+
+
+def play_one_match(bot, client: Client) -> tuple[BotRunner, list, list[str]]:
+    """Runs `bot` until one match ended (at most 90 s): its runner, results and log."""
+    lines: list[str] = []
+    runner = BotRunner(bot, client, log=lines.append)
+    thread, results = run_in_background(runner, 1)
+    thread.join(timeout=90)
+    runner.stop()
+    assert not thread.is_alive(), lines
+    return runner, results, lines
+
+
+def timed_out(client: Client, match_id: int, seat: int) -> int:
+    events = client.events(match_id, after=0).events
+    return sum(e.type == "turn_timed_out" and e.data.get("seat") == seat for e in events)
+
+
+def test_a_bot_whose_act_raises_once_plays_on_after_the_retry(
+    live_asgi, celery_processes, new_client
+):
+    celery_processes.start_worker()
+    client = new_client(live_asgi.url, "oops")
+    match = client.create_match("classic", options={"dice_per_player": 2}, bots=["random"])
+    bot = FailsOnce()
+    runner, results, lines = play_one_match(bot, client)
+    assert [m.status for m in results] == ["finished"], lines
+    # The failed turn was played by the retry, on the same turn, not by the timeout.
+    assert bot.calls[1] == bot.calls[0]
+    assert timed_out(client, match.id, 0) == 0
+    assert our_actions(client, match.id, 0) == runner.actions > 0
+    assert [type(e) for e in runner.errors] == [RuntimeError]
+    logged = next(line for line in lines if "a bug in the bot" in line)
+    assert "Traceback (most recent call last)" in logged and "in act" in logged
+    assert "trying once more" in logged
+
+
+def test_a_bot_that_always_raises_leaves_its_turns_to_the_timeout(
+    live_asgi, celery_processes, new_client
+):
+    celery_processes.start_worker()
+    client = new_client(live_asgi.url, "broken")
+    match = client.create_match(
+        "classic",
+        options={"dice_per_player": 5},
+        bots=["random"],
+        turn_seconds=10,
+        on_timeout="auto",  # the cautious bot plays the turn; out after two in a row
+        max_timeouts=2,
+    )
+    bot = AlwaysFails()
+    runner, results, lines = play_one_match(bot, client)
+    # The match's thread lived on through its turns to the end of the match.
+    assert [m.id for m in results] == [match.id] and results[0].over, lines
+    assert timed_out(client, match.id, 0) == 2
+    assert runner.actions == 0  # the moves of seat 0 were the timeout policy's
+    # Each of the two turns: act() once, then once more, both logged with a traceback.
+    turns = sorted(set(bot.calls))
+    assert len(turns) == 2 and bot.calls == [turns[0]] * 2 + [turns[1]] * 2, bot.calls
+    failures = [line for line in lines if "this bot never plays" in line]
+    assert len(failures) == 4 and all("Traceback" in line for line in failures)
+    assert sum("leaving the turn to its timeout" in line for line in failures) == 2

@@ -3,9 +3,9 @@ errors carrying the problem code."""
 
 import liarsdice
 import pytest
-from liarsdice import Match
+from liarsdice import Match, SeatResult, ShownRating
 
-from tests.clients.conftest import PASSWORD
+from tests.clients.conftest import PASSWORD, play_out
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -37,7 +37,10 @@ def test_accounts_tokens_webhooks_wallet_and_rankings(live_asgi, new_client):
     assert caught.value.status == 401 and caught.value.code
     stale.close()
 
-    hook = ann.create_webhook("http://127.0.0.1:9/hook", secret="s" * 20)
+    with pytest.raises(liarsdice.ValidationFailed) as caught:  # API.md: 16 to 128 characters
+        ann.create_webhook("http://127.0.0.1:9/hook", secret="s" * 15)
+    assert [(e["field"], e["code"]) for e in caught.value.errors] == [("secret", "min_length")]
+    hook = ann.create_webhook("http://127.0.0.1:9/hook", secret="s" * 16)
     assert [h["id"] for h in ann.webhooks()] == [hook["id"]]
     assert ann.webhook_deliveries(hook["id"]) == []
     ann.delete_webhook(hook["id"])
@@ -59,6 +62,9 @@ def test_lobby_play_chat_history_challenges_and_seeks(live_asgi, new_client):
     bob_name = bob.me()["username"]
     match = ann.create_match("classic", max_players=3, options={"dice_per_player": 1})
     assert isinstance(match, Match) and match.your_seat == 0 and match.status == "open"
+    # The rules are flat (API.md): the family beside each option, no nested `options`.
+    assert match.rules["family"] == "common_pool" and match.rules["dice_per_player"] == 1
+    assert "options" not in match.rules
     assert bob.join(match.id).your_seat == 1
     assert bob.leave(match.id).your_seat is None
     bob.join(match.id)
@@ -119,3 +125,18 @@ def test_errors_are_typed_by_their_problem_code(live_asgi, new_client):
     first = mover.act(match.id, {"type": "bid", "quantity": 1, "face": 2}, idempotency_key=key)
     again = mover.act(match.id, {"type": "bid", "quantity": 1, "face": 2}, idempotency_key=key)
     assert first.version == again.version == match.version + 1
+
+
+def test_a_finished_matchs_results_are_typed(live_asgi, new_client):
+    ann, bob = new_client(live_asgi.url, "res"), new_client(live_asgi.url, "res")
+    match = ann.create_match("classic", options={"dice_per_player": 1})
+    bob.join(match.id)
+    assert match.results is None
+    play_out(ann, bob, match.id)
+    final = ann.match(match.id)
+    assert final.status == "finished"
+    assert [type(r) for r in final.results] == [SeatResult, SeatResult]
+    assert sorted(r.place for r in final.results) == [1, 2]
+    # Played (a bid and a challenge) and rated: both ratings shown, before and after.
+    ratings = [r.rating_after for r in final.results] + [r.rating_before for r in final.results]
+    assert all(isinstance(rating, ShownRating) for rating in ratings)

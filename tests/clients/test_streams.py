@@ -3,10 +3,12 @@
 
 import threading
 import time
+from collections.abc import Callable
 
 import pytest
 from liarsdice import Client
 
+from tests.clients.conftest import play_out, wait_for
 from tests.servers import WebServer
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -24,26 +26,15 @@ def collect(stream, into: list, until=lambda item: False) -> threading.Thread:
     return thread
 
 
-def wait_for(predicate, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)
+def recorded_sleep() -> tuple[list[float], Callable[[float], None]]:
+    """A client's `sleep` that notes each wait (into the list) before it waits."""
+    waits: list[float] = []
 
+    def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        time.sleep(seconds)
 
-def play_out(ann: Client, bob: Client, match_id: int) -> None:
-    """One die each: a bid, a challenge, and the match is over."""
-    while True:
-        for player in (ann, bob):
-            state = player.match(match_id)
-            if state.over:
-                return
-            if state.legal("challenge"):
-                player.act(match_id, {"type": "challenge"}, expected_version=state.version)
-            elif rule := state.legal("bid"):
-                face, quantity = next(iter(rule.min_quantity_by_face.items()))
-                bid = {"type": "bid", "face": int(face), "quantity": quantity}
-                player.act(match_id, bid, expected_version=state.version)
+    return waits, sleep
 
 
 def test_every_stream_resumes_after_a_server_restart(new_client):
@@ -84,12 +75,7 @@ def test_every_stream_resumes_after_a_server_restart(new_client):
 
 
 def test_a_throttled_request_is_retried_after_retry_after():
-    waits: list[float] = []
-
-    def sleep(seconds: float) -> None:
-        waits.append(seconds)
-        time.sleep(seconds)
-
+    waits, sleep = recorded_sleep()
     statuses: list[tuple[int, str | None]] = []
     with WebServer(workers=1, settings="config.settings.base", THROTTLE_USER="2/s") as server:
         client = Client(
@@ -111,12 +97,7 @@ def test_a_throttled_request_is_retried_after_retry_after():
 
 
 def test_a_client_that_used_up_its_rate_limit_waits_instead_of_being_refused():
-    waits: list[float] = []
-
-    def sleep(seconds: float) -> None:
-        waits.append(seconds)
-        time.sleep(seconds)
-
+    waits, sleep = recorded_sleep()
     statuses: list[int] = []
     with WebServer(workers=1, settings="config.settings.base", THROTTLE_USER="2/s") as server:
         client = Client(
@@ -131,3 +112,26 @@ def test_a_client_that_used_up_its_rate_limit_waits_instead_of_being_refused():
     assert 429 not in statuses and statuses.count(200) == 5, statuses
     # 2 a second for 5 reads: it paused at least twice, each time for under the window.
     assert len(waits) >= 2 and all(0 < wait <= 1 for wait in waits), waits
+
+
+def test_a_stream_connection_waits_out_a_used_up_rate_limit():
+    waits, sleep = recorded_sleep()
+    statuses: list[int] = []
+    with WebServer(workers=1, settings="config.settings.base", THROTTLE_USER="2/s") as server:
+        client = Client(server.url, sleep=sleep)
+        # Every answer, the stream's included, as httpx receives it.
+        client.http.event_hooks["response"].append(lambda r: statuses.append(r.status_code))
+        client.register("paced_streamer", "a-long-and-unusual-passphrase-42")
+        while client.paused_until <= time.monotonic():  # until an answer says none left
+            client.me()
+        before = len(waits)
+        stream = client.account_stream()
+        connected = threading.Event()
+        stream.on_connect = connected.set
+        reader = collect(stream, [])
+        assert connected.wait(10), statuses
+        stream.close()
+        reader.join(timeout=10)
+        client.close()
+    assert 429 not in statuses, statuses
+    assert len(waits) > before and all(0 < wait <= 1 for wait in waits), waits

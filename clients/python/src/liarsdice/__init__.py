@@ -32,6 +32,8 @@ from liarsdice.models import (
     Round,
     RulesHelp,
     Seat,
+    SeatResult,
+    ShownRating,
 )
 from liarsdice.streams import Stream
 
@@ -60,8 +62,10 @@ __all__ = [
     "Round",
     "RulesHelp",
     "Seat",
+    "SeatResult",
     "Seek",
     "ServiceUnavailable",
+    "ShownRating",
     "Stream",
     "ValidationFailed",
     "VersionConflict",

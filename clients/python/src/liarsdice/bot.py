@@ -15,6 +15,7 @@ is applied twice or to a state it was not meant for).
 from __future__ import annotations
 
 import threading
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -228,7 +229,7 @@ class BotRunner:
             final = self.play(match_id)
         except Exception as exc:  # kept for the caller; the account stream may restart it
             self.errors.append(exc)
-            self._say(f"match {match_id}: {exc!r}")
+            self._say(f"match {match_id}: {exc!r}\n{traceback.format_exc().rstrip()}")
             return
         if final is not None and final.over:
             with self._lock:
@@ -250,9 +251,8 @@ class BotRunner:
                 last = state
                 if self._stopping.is_set():
                     break
-                due = state.legal_actions and state.version > acted_on
-                if due and self._act(state):
-                    acted_on = state.version
+                if state.legal_actions and state.version > acted_on:
+                    acted_on = self._act(state, acted_on)
         finally:
             with self._lock:
                 self._streams.discard(stream)
@@ -263,20 +263,50 @@ class BotRunner:
             self._say(f"match {match_id} {last.status}: {'won' if won else 'lost'}")
         return last
 
-    def _act(self, state: Match) -> bool:
-        """Plays the bot's action on `state`; False when it should be tried again."""
-        action = self.bot.act(state)
+    def _act(self, state: Match, acted_on: int) -> int:
+        """Plays the bot's action on `state`; returns the version now dealt with
+        (`acted_on` unchanged when the turn should be tried again on reconnection)."""
+        chosen = self._choose(state)
+        if chosen is None:  # the bot failed twice: the match's timeout policy plays
+            return state.version
+        state, action = chosen
         try:
             self.client.act(state.id, action, expected_version=state.version)
         except MOVED_ON:
-            return True
+            return state.version
         except httpx.TransportError as exc:
             self._say(f"match {state.id}: action not sent ({exc!r}); retrying on reconnect")
-            return False
+            return acted_on
         except ApiError as exc:  # the bot broke the rules: the turn timer plays for it
             self.errors.append(exc)
             self._say(f"match {state.id}: {action} refused: {exc}")
-            return True
+            return state.version
         with self._lock:
             self.actions += 1
-        return True
+        return state.version
+
+    def _choose(self, state: Match) -> tuple[Match, Action] | None:
+        """The bot's action and the state it was chosen for. An exception in `act()` is
+        logged with its traceback and the turn tried once more on the state read again;
+        a second one leaves the turn to the match's timeout policy (None), and the
+        match's thread plays on from the next state."""
+        for attempt in (1, 2):
+            try:
+                return state, self.bot.act(state)
+            except Exception as exc:
+                self.errors.append(exc)
+                then = "trying once more" if attempt == 1 else "leaving the turn to its timeout"
+                self._say(
+                    f"match {state.id}: the bot's act() raised at version {state.version}, "
+                    f"{then}\n{traceback.format_exc().rstrip()}"
+                )
+            if attempt == 2:
+                return None
+            try:
+                state = self.client.match(state.id)
+            except (ApiError, httpx.TransportError) as exc:
+                self._say(f"match {state.id}: reading it again failed ({exc!r})")
+                return None
+            if not state.legal_actions:  # the turn is over meanwhile
+                return None
+        return None

@@ -174,18 +174,32 @@ class Client:
 
     def send(self, label: str, method: str, url: str, **kwargs: Any) -> httpx.Response:
         """One HTTP exchange, after any pause a used-up rate limit asked for; shown to the
-        observer; noting the pause the answer's rate limits ask for."""
-        pause = self.paused_until - time.monotonic()
-        if self.pace and pause > 0:
-            self.sleep(min(pause, self.max_retry_wait))
-        kwargs["params"] = _query(kwargs.get("params") or {})
+        observer; noting the pause the answer's rate limits ask for.
+
+        Without parameters the URL's own query string is sent as it is: httpx replaces
+        a URL's query by `params` even when they are empty, which made a `next` link
+        lose its filters (and its cursor)."""
+        self.wait_for_allowance()
+        query = _query(kwargs.pop("params", None) or {})
+        if query:
+            kwargs["params"] = query
         started = time.perf_counter()
         response = self.http.request(method, url, **kwargs)
         if self.observer is not None:
             self.observer(label, response, time.perf_counter() - started)
+        self.note_allowance(response)
+        return response
+
+    def wait_for_allowance(self) -> None:
+        """Sleeps out the pause a used-up rate limit asked for (unless `pace` is off)."""
+        pause = self.paused_until - time.monotonic()
+        if self.pace and pause > 0:
+            self.sleep(min(pause, self.max_retry_wait))
+
+    def note_allowance(self, response: httpx.Response) -> None:
+        """Reads `response`'s rate limits: one with nothing left pauses what follows."""
         if wait := exhausted_for(response):
             self.paused_until = max(self.paused_until, time.monotonic() + wait)
-        return response
 
     def get(self, path: str, **params: Any) -> Any:
         return self.request("GET", path, params=params)
@@ -194,11 +208,19 @@ class Client:
         return self.request("POST", path, json=body if body is not None else {}, **kwargs)
 
     def pages(self, first: Page) -> Iterator[Any]:
-        """Every result of a cursor-paginated list, from its first page on."""
+        """Every result of a cursor-paginated list, from its first page on, following each
+        `next` link exactly as the server gave it (its filters and cursor included)."""
         page: Page | None = first
+        followed: set[str] = set()
         while page is not None:
             yield from page["results"]
-            page = self.request("GET", page["next"]) if page.get("next") else None
+            link = page.get("next")
+            if not link:
+                return
+            if link in followed:  # a server that pointed back would page forever
+                raise RuntimeError(f"the pages of this list lead back to {link}")
+            followed.add(link)
+            page = self.request("GET", link, route=f"GET {httpx.URL(link).path.removeprefix(API)}")
 
     # --- auth and account -------------------------------------------------------------------
 

@@ -28,18 +28,33 @@ def decode(cls: type[T], data: dict[str, Any]) -> T:
 
 
 def _convert(kind: Any, value: Any) -> Any:
+    """`value` as the type `kind` names: models (dataclasses) decoded wherever they are
+    nested, in lists, dicts' values and optional (`X | None`) fields alike."""
     if value is None:
         return None
     origin = get_origin(kind)
     if origin in (Union, types.UnionType):
-        models = [a for a in get_args(kind) if dataclasses.is_dataclass(a)]
-        return decode(models[0], value) if models and isinstance(value, dict) else value
-    if origin is list:
+        fitting = [a for a in get_args(kind) if a is not type(None) and _fits(a, value)]
+        return _convert(fitting[0], value) if fitting else value
+    if origin is list and isinstance(value, list):
         (item,) = get_args(kind)
         return [_convert(item, v) for v in value]
+    if origin is dict and isinstance(value, dict):
+        _, item = get_args(kind)
+        return {k: _convert(item, v) for k, v in value.items()}
     if dataclasses.is_dataclass(kind) and isinstance(value, dict):
         return decode(kind, value)  # type: ignore[arg-type]
     return value
+
+
+def _fits(kind: Any, value: Any) -> bool:
+    """Whether the JSON `value` can be of type `kind` (a member of a union)."""
+    origin = get_origin(kind) or kind
+    if dataclasses.is_dataclass(origin) or origin is dict:
+        return isinstance(value, dict)
+    if origin is list:
+        return isinstance(value, list)
+    return origin is Any or not isinstance(value, dict | list)
 
 
 @dataclass(frozen=True)

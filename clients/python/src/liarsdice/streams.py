@@ -3,8 +3,9 @@
 A Stream is an iterator of decoded events. When the connection drops, or the server
 ends the stream early (a shutdown), it reconnects with backoff and resumes after the
 last event it yielded (`Last-Event-ID`, as API.md documents), until the stream's final
-event; a `429`/`503` is waited out by its `Retry-After`; any other refusal (401, 403,
-404) raises its ApiError. `close()` from another thread ends it at once.
+event; a `429`/`503` is waited out by its `Retry-After`, and a connection waits out a
+used-up rate limit as the client's requests do; any other refusal (401, 403, 404) raises
+its ApiError. `close()` from another thread ends it at once.
 """
 
 from __future__ import annotations
@@ -118,9 +119,11 @@ class Stream(Generic[T]):
         if self.last_event_id is not None and self.resume:
             headers["Last-Event-ID"] = str(self.last_event_id)
             params.pop("after", None)
+        self.client.wait_for_allowance()  # a (re)connection spends the rate limit too
         with self.client.http.stream(
             "GET", f"/api/v1{self.path}", headers=headers, params=params, timeout=STREAM_TIMEOUT
         ) as response:
+            self.client.note_allowance(response)
             with self._lock:
                 if self.closed:
                     raise StreamClosed
