@@ -175,6 +175,9 @@ class SeatResult:
     chips: int  # won (+) or lost (-), net of the buy-in
     rating_before: ShownRating | None  # in the match's preset; None when unrated
     rating_after: ShownRating | None
+    # The share of the full rating change applied (0-1: less against provisional
+    # opponents, 0 against fresh accounts); None when unrated.
+    rating_weight: float | None
 
 
 @dataclass(frozen=True)
@@ -210,6 +213,9 @@ class Match:
     rematch_id: int | None  # the rematch, once everyone accepted: move on to it
     aborted: AbortOutcome | None  # aborted matches only
     results: list[SeatResult] | None  # once finished: each seat's place, chips, rating
+    # Why a finished match moved no rating: casual | abandoned | not_played; None
+    # while it runs and when ratings moved.
+    unrated_reason: str | None
 
     @property
     def over(self) -> bool:
@@ -407,6 +413,7 @@ class BotStrategy:
     strategy: str
     level: int | None
     description: str
+    plays_for_chips: bool  # whether the house stakes it where there is a buy-in
 
 
 @dataclass(frozen=True)
