@@ -208,10 +208,16 @@ async def _until(body: AsyncIterator[bytes], deadline: float) -> AsyncIterator[b
     (its own clean-up runs) and the stream ends."""
     try:
         while True:
-            async with asyncio.timeout(deadline - time.monotonic()):
-                chunk = await anext(body)
+            expiry = asyncio.timeout(deadline - time.monotonic())
+            try:
+                async with expiry:
+                    chunk = await anext(body)
+            except TimeoutError:
+                if expiry.expired():
+                    return
+                raise  # the body's own timeout, not the token's
             yield chunk
-    except (StopAsyncIteration, TimeoutError):
+    except StopAsyncIteration:
         return
     finally:
         await body.aclose()

@@ -66,7 +66,8 @@ class PlayerLeftData(serializers.Serializer):
     reason = serializers.CharField(
         required=False,
         help_text="e.g. insufficient_chips (a person short of the buy-in at the start), "
-        "house_bankroll_insufficient (a bot the house's bankroll no longer covers).",
+        "house_bankroll_insufficient (a bot the house's bankroll no longer covers), "
+        "bot_not_staked (a bot the house never stakes, seated before that rule).",
     )
 
 

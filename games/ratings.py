@@ -44,8 +44,15 @@ def _rate(
 
 
 def _established_met(users: list[User], games: list[int], ruleset: str) -> list[RatedOpponent]:
-    """A row for each (player, opponent established before this match) at the table."""
-    established = [u for u, g in zip(users, games, strict=True) if opponent_weight(g) >= 1]
+    """A row for each (player, opponent established before this match) at the table. The
+    server's bots are no such opponent: several accounts play each strategy, any player
+    can seat them at will, and the leaderboard counts distinct people (and programs of
+    their own) beaten; games against them are rated as any other."""
+    established = [
+        u
+        for u, g in zip(users, games, strict=True)
+        if opponent_weight(g) >= 1 and not u.bot_strategy
+    ]
     return [
         RatedOpponent(user=u, opponent=o, ruleset=ruleset)
         for u in users

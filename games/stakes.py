@@ -200,7 +200,7 @@ def house_stake_check(*, strategy: str, amount: int, owed: int = 0) -> None:
     if not plays_for_chips(strategy):
         raise BotNotStaked(
             f"The {strategy} bot does not play for chips: only {' and '.join(STAKED_STRATEGIES)}"
-            " bots sit at a table, or enter a tournament, with a buy-in."
+            " bots play where there is a buy-in."
         )
     if amount > settings.HOUSE_BOT_MAX_STAKE:
         raise BotStakeTooHigh(

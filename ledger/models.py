@@ -54,14 +54,14 @@ class TransferKind(models.TextChoices):
     # written since the bankroll rule; older rows stay (the ledger is append-only).
     HOUSE_FUNDING = "house_funding"
     ENTRY = "entry"  # a tournament's buy-in: wallet (or house) -> its prize pool
-    # A tournament entry's fee: wallet -> its escrow, then escrow -> house once it is over
+    # An entry's fee: wallet -> its scope's escrow, then escrow -> house once settled
     ENTRY_FEE = "entry_fee"
     PRIZE = "prize"  # prize pool -> a placed entrant's wallet (or the house)
 
 
 POT_KINDS = (AccountKind.ROUND_POT, AccountKind.GAME_POT)
-# Accounts held in a scope by no user: a table's pots, a tournament's prize pool, chips
-# in escrow for the house.
+# Accounts held in a scope by no user: a table's pots, a prize pool, chips in escrow for
+# the house.
 UNOWNED_SCOPED_KINDS = (*POT_KINDS, AccountKind.PRIZE_POOL, AccountKind.ESCROW)
 SCOPED_KINDS = (AccountKind.STACK, *UNOWNED_SCOPED_KINDS)
 

@@ -1,6 +1,7 @@
 import math
 from collections.abc import Callable
 
+from django.conf import settings
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest
@@ -121,7 +122,9 @@ class SuspicionReportAdmin(admin.ModelAdmin):
             "min_matches": _number(request, "min_matches", 3, 1, 10**6),
             "min_one_way": _number(request, "min_one_way", 0.8, 0.0, 1.0, float),
             "min_chances": _number(request, "min_chances", 10, 0, 10**6),
-            "new_account_matches": _number(request, "new_account_matches", 2, 0, 10**6),
+            "new_account_matches": _number(
+                request, "new_account_matches", settings.RATING_ESTABLISHED_GAMES + 2, 0, 10**6
+            ),
             "min_new_accounts": _number(request, "min_new_accounts", 5, 1, 10**6),
         }
         context = {

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from itertools import combinations
 
+from django.conf import settings
 from django.db.models import Count
 from django.utils import timezone
 
@@ -201,7 +202,7 @@ def _new_account_farms(
     wins, chips, *, max_matches: int, min_accounts: int, limit: int
 ) -> list[NewAccountFarm]:
     """Winners over `min_accounts` or more new accounts (at most `max_matches` finished
-    matches each, ever, with people) that lost matches or chips to them."""
+    matches each, ever, bots' tables included) that lost matches or chips to them."""
     beaten: dict[int, set[int]] = defaultdict(set)
     for (loser, winner), n in [*wins.items(), *chips.items()]:
         if n > 0:
@@ -240,7 +241,7 @@ def suspicion_report(
     min_matches: int = 3,
     min_one_way: float = 0.8,
     min_chances: int = 10,
-    new_account_matches: int = 2,
+    new_account_matches: int | None = None,
     min_new_accounts: int = 5,
     limit: int = 50,
 ) -> SuspicionReport:
@@ -251,6 +252,9 @@ def suspicion_report(
 
     chips = _flows(results)
     wins = _win_flows(tables)
+    # Just past establishment by default: alts that played each other up to it count.
+    if new_account_matches is None:
+        new_account_matches = settings.RATING_ESTABLISHED_GAMES + 2
     report.new_account_farming = _new_account_farms(
         wins,
         chips,

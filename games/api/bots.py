@@ -24,8 +24,8 @@ class BotStrategyOutput(serializers.Serializer):
     )
     description = serializers.CharField(help_text="What it plays like, in plain words.")
     plays_for_chips = serializers.BooleanField(
-        help_text="Whether the house stakes it where there is a buy-in (a staked table, a "
-        "tournament's entry); the others only play for free (`bot_not_staked`)."
+        help_text="Whether the house stakes it where there is a buy-in; the others only "
+        "play for free (`bot_not_staked`)."
     )
 
 
@@ -40,8 +40,8 @@ class BotListApi(APIView):
         description="Every `strategy` a match's or a tournament's `bots/` accepts: the "
         "levels `easy`, `medium`, `hard`, `expert` (each measured to beat the one below "
         "it in every preset), then `random` and `cautious` (the `medium` bot under its "
-        "first name), which have no level. Only those with `plays_for_chips` sit at a "
-        "table or enter a tournament with a buy-in, staked by the house's bankroll.",
+        "first name), which have no level. Only those with `plays_for_chips` play where "
+        "there is a buy-in, staked by the house's bankroll.",
     )
     def get(self, request: Request) -> Response:
         return Response(strategy_list())

@@ -13,6 +13,7 @@ from core.errors import InvalidInput
 from games import engine, fairness, stakes
 from games.errors import (
     AlreadySeated,
+    BotNotStaked,
     MatchFull,
     MatchNotOpen,
     NoSeatForCreator,
@@ -287,7 +288,8 @@ def _unseat_short_of_chips(match: Match) -> None:
     rather than blocking the table; nobody else learns their balance. The house stakes
     the server's bots from its bankroll: a bot it can no longer cover (the bankroll spent
     at other tables since it sat down) leaves the same way, reason
-    `house_bankroll_insufficient`."""
+    `house_bankroll_insufficient`, and a bot the house never stakes (seated before that
+    rule) with reason `bot_not_staked`."""
     if not match.buy_in:
         return
     events: list[dict] = []
@@ -296,6 +298,8 @@ def _unseat_short_of_chips(match: Match) -> None:
         if not seat.player.bot_strategy:
             if wallet_balance(user=seat.player) < match.buy_in:
                 events += _unseat(match, seat, reason="insufficient_chips")
+        elif not stakes.plays_for_chips(seat.player.bot_strategy):
+            events += _unseat(match, seat, reason=BotNotStaked.code)
         elif bankroll < match.buy_in:
             events += _unseat(match, seat, reason=HouseBankrollInsufficient.code)
         else:

@@ -228,3 +228,23 @@ def test_a_bot_the_bankroll_no_longer_covers_at_the_start_leaves_the_table():
     left = MatchEvent.objects.filter(match_id=match_id, type="player_left").get()
     assert left.data["reason"] == "house_bankroll_insufficient"
     assert house_balance() == 50 and not Transfer.objects.filter(kind=TransferKind.BUY_IN)
+
+
+def test_a_weak_bot_seated_before_the_rule_leaves_a_staked_table_at_the_start():
+    """A bot the house never stakes, seated at a staked table before that rule (written
+    here straight to the database, as old rows are), leaves when the table fills
+    (`player_left`, reason `bot_not_staked`): the house pays no stake for it."""
+    from games.services.bot_players import server_bot
+
+    fund_house(1_000)
+    creator, joiner = PlayerFactory(), PlayerFactory()
+    lobby = client_for(creator).post(MATCHES, _table(max_players=3, buy_in=100), format="json")
+    match_id = lobby.json()["id"]
+    Seat.objects.create(match_id=match_id, seat=1, player=server_bot("random"))
+    joined = client_for(joiner).post(f"{MATCHES}{match_id}/join/", {}, format="json")
+    assert joined.status_code == 200, joined.content
+    assert joined.json()["status"] == "open"
+    assert [s["player"]["is_bot"] for s in joined.json()["seats"]] == [False, False]
+    left = MatchEvent.objects.filter(match_id=match_id, type="player_left").get()
+    assert left.data["reason"] == "bot_not_staked"
+    assert house_balance() == 1_000 and not Transfer.objects.filter(kind=TransferKind.BUY_IN)

@@ -44,16 +44,18 @@ def test_the_report_names_one_winner_over_many_one_game_accounts(mod_client):
     for _ in range(2):
         FinishedMatchFactory(players=[veteran, PlayerFactory()], resigned=[veteran])
 
-    report = suspicion_report()
+    # New: at most two finished matches (the default reaches just past establishment).
+    report = suspicion_report(new_account_matches=2)
     assert report.win_farming == []  # no pair met three times: the old report saw nothing
     [farm] = report.new_account_farming
     assert farm.winner == farmer
     assert farm.new_accounts == victims
     assert (farm.matches, farm.chips) == (9, 0)
 
-    assert suspicion_report(min_new_accounts=10).new_account_farming == []
+    assert suspicion_report(min_new_accounts=10, new_account_matches=2).new_account_farming == []
     assert len(suspicion_report(new_account_matches=3).new_account_farming[0].new_accounts) == 10
-    html = mod_client.get(reverse(REPORT)).content.decode()
+    assert len(suspicion_report().new_account_farming[0].new_accounts) == 10
+    html = mod_client.get(reverse(REPORT), {"new_account_matches": 2}).content.decode()
     section = _section(html, "new-account-farming")
     assert farmer.username in section and victims[0].username in section
     assert other.username not in section and veteran.username not in section
