@@ -5,6 +5,8 @@ while GET /api/v1/me/ is timed one request at a time.
     .venv/bin/python bench/watchers.py --clients 1000 --hold 30
     .venv/bin/python bench/watchers.py --base-url http://127.0.0.1:8000 --clients 500
     .venv/bin/python bench/watchers.py --me-only --base-url ...   # GET /me alone (baseline)
+    .venv/bin/python bench/watchers.py --burst 2000 --clients --latency-subscribers 0
+                                                   # a reconnect storm (below)
 
 Without --base-url it starts the server as `make run` does (bench/api_load.py's
 `local_server`: embedded PostgreSQL and Redis, the Procfile under honcho) with the
@@ -27,6 +29,10 @@ against the moment each client read it: p50/p99.
 Clients connect at `--ramp` a second (500 by default: 10,000 arrive over 20 s, as after
 a restart when clients reconnect with some jitter; not 10,000 in the same millisecond),
 in groups of RAMP_STEP; a refused or reset connection still counts as a failed wait.
+
+`--burst N` first opens N long polls (wait=BURST_WAIT) in the same instant, as every
+client of a restarted server reconnects, GET /me timed meanwhile: a wait is late when
+answered more than BURST_LATE_AFTER s past its wait, counted from before its connect.
 
 Waiters are raw HTTP/1.1 connections on uvloop, a stream read in whole chunks with no
 timer of its own, cheap enough that 10,000 fit in this one process beside the server;

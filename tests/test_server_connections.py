@@ -188,7 +188,11 @@ def test_thousands_of_idle_and_half_sent_connections_are_closed_while_the_api_an
     attack_over = threading.Event()
     auth = {"Authorization": f"Bearer {user_token}"}
     try:
-        with WebServer(WEB_HEADER_TIMEOUT_SECONDS="5", WEB_BODY_TIMEOUT_SECONDS="5") as server:
+        with WebServer(
+            WEB_HEADER_TIMEOUT_SECONDS="5",
+            WEB_BODY_TIMEOUT_SECONDS="5",
+            WEB_CONNECTIONS_PER_ADDRESS=str(ConnectionLimits.per_address),  # the default
+        ) as server:
 
             def probe() -> None:
                 with httpx.Client(base_url=server.url, timeout=30) as client:
