@@ -5,6 +5,8 @@ while GET /api/v1/me/ is timed one request at a time.
     .venv/bin/python bench/watchers.py --clients 1000 --hold 30
     .venv/bin/python bench/watchers.py --base-url http://127.0.0.1:8000 --clients 500
     .venv/bin/python bench/watchers.py --me-only --base-url ...   # GET /me alone (baseline)
+    .venv/bin/python bench/watchers.py --burst 2000 --clients --latency-subscribers 0
+                                                   # a reconnect storm (below)
 
 Without --base-url it starts the server as `make run` does (bench/api_load.py's
 `local_server`: embedded PostgreSQL and Redis, the Procfile under honcho) with the
@@ -27,6 +29,10 @@ against the moment each client read it: p50/p99.
 Clients connect at `--ramp` a second (500 by default: 10,000 arrive over 20 s, as after
 a restart when clients reconnect with some jitter; not 10,000 in the same millisecond),
 in groups of RAMP_STEP; a refused or reset connection still counts as a failed wait.
+
+`--burst N` first opens N long polls (wait=BURST_WAIT) in the same instant, as every
+client of a restarted server reconnects, GET /me timed meanwhile: a wait is late when
+answered more than BURST_LATE_AFTER s past its wait, counted from before its connect.
 
 Waiters are raw HTTP/1.1 connections on uvloop, a stream read in whole chunks with no
 timer of its own, cheap enough that 10,000 fit in this one process beside the server;
@@ -66,6 +72,8 @@ POLL_WAIT = 25
 SETTLE_SECONDS = 10  # after the waiters close, before delivery is measured
 # Waiting clients per account: registering one takes a second (password hashing).
 CLIENTS_PER_ACCOUNT = 50
+BURST_WAIT = 20  # --burst: each long poll's wait
+BURST_LATE_AFTER = 2  # --burst: a poll answered later than its wait plus this is late
 RAMP_STEP = 10  # clients opened at once while ramping up
 
 
@@ -105,27 +113,35 @@ async def _read_response(reader) -> tuple[int, dict]:
     return status, headers
 
 
+async def long_poll(address, conn, match_id, after, token, wait):
+    """One long poll, on `conn` ((reader, writer)) or a new connection: (conn, status,
+    body)."""
+    host, port = address
+    path = f"/api/v1/matches/{match_id}/events/?after={after}&wait={wait}"
+    if conn is None:
+        reader, writer, status, headers = await _request(host, port, path, token)
+        conn = (reader, writer)
+    else:
+        reader, writer = conn
+        writer.write(
+            f"GET {path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {token}\r\n\r\n".encode()
+        )
+        status, headers = await _read_response(reader)
+    body = json.loads(await reader.readexactly(int(headers["content-length"])))
+    return conn, status, body
+
+
 async def long_poller(address, match_id, after, token, tally: Tally):
     """Long polls one match, again on the same connection as each returns, until
     cancelled."""
-    host, port = address
     conn = None
     try:
         while True:
             started = time.monotonic()
             try:
-                path = f"/api/v1/matches/{match_id}/events/?after={after}&wait={POLL_WAIT}"
-                if conn is None:
-                    reader, writer, status, headers = await _request(host, port, path, token)
-                    conn = (reader, writer)
-                else:
-                    reader, writer = conn
-                    writer.write(
-                        f"GET {path} HTTP/1.1\r\nHost: {host}\r\n"
-                        f"Authorization: Bearer {token}\r\n\r\n".encode()
-                    )
-                    status, headers = await _read_response(reader)
-                body = json.loads(await reader.readexactly(int(headers["content-length"])))
+                conn, status, body = await long_poll(
+                    address, conn, match_id, after, token, POLL_WAIT
+                )
                 if status != 200:
                     tally.fail(f"long poll {status} {body.get('code')}")
                     await asyncio.sleep(1)
@@ -310,6 +326,51 @@ async def hold_waiters(
     return {"me": me, "tally": tally, "memory_mb": memory, "ramp_s": ramp}
 
 
+async def burst(base_url: str, n: int, seats: list, timer: ProcessPoolExecutor) -> dict:
+    """`n` long polls (`wait=BURST_WAIT`) opened in the same instant, as clients reconnect
+    after a restart, while GET /me is timed: each poll's time from before its connect to
+    its answer, so a connection the server was slow to accept counts."""
+    parts = urlsplit(base_url)
+    address = (parts.hostname, parts.port)
+    tally = Tally()
+    elapsed: list[float] = []
+
+    async def one(match_id, seq, token) -> None:
+        started = time.monotonic()
+        conn = None
+        try:
+            conn, status, body = await long_poll(address, None, match_id, seq, token, BURST_WAIT)
+            if status != 200:
+                tally.fail(f"long poll {status} {body.get('code')}")
+                return
+            elapsed.append(time.monotonic() - started)
+            if elapsed[-1] > BURST_WAIT + BURST_LATE_AFTER:
+                tally.late += 1
+            else:
+                tally.answered += 1
+        except (OSError, ValueError, KeyError, IndexError, asyncio.IncompleteReadError) as exc:
+            tally.fail(f"long poll {type(exc).__name__} {exc}")
+        finally:
+            if conn is not None:
+                conn[1].close()
+
+    me = asyncio.create_task(timed_me(timer, base_url, seats[0][2], BURST_WAIT + 3))
+    await asyncio.gather(*(one(*seats[i % len(seats)]) for i in range(n)))
+    return {"me": await me, "tally": tally, "elapsed": elapsed}
+
+
+def report_burst(n: int, result: dict) -> str:
+    tally: Tally = result["tally"]
+    over = [max(0.0, e - BURST_WAIT) for e in result["elapsed"]] or [0.0]
+    return (
+        f"burst of {n} long polls (wait={BURST_WAIT}): answered in time {tally.answered}, "
+        f"late waits: {tally.late}, failed waits: {tally.failed}; past the wait p50 "
+        f"{percentile(over, 50):.2f} s, p99 {percentile(over, 99):.2f} s, max "
+        f"{max(over):.2f} s; {report_me('meanwhile', result['me'])}; "
+        f"load {os.getloadavg()[0]:.1f}"
+    )
+
+
 async def event_latency(base_url: str, subscribers: int, moves: int, watchers: list[str]):
     parts = urlsplit(base_url)
     address = (parts.hostname, parts.port)
@@ -382,10 +443,16 @@ async def run(base_url: str, args: argparse.Namespace, timer: ProcessPoolExecuto
         return
     # One set of quiet matches serves every N (an account per CLIENTS_PER_ACCOUNT clients).
     started = time.monotonic()
-    accounts = max(4, max([*args.clients, args.latency_subscribers]) // CLIENTS_PER_ACCOUNT)
+    largest = max([*args.clients, args.latency_subscribers, args.burst])
+    accounts = max(4, largest // CLIENTS_PER_ACCOUNT)
     tokens = await asyncio.to_thread(register_accounts, base_url, accounts, "w")
     seats = await asyncio.to_thread(quiet_matches, base_url, tokens)
     print(f"{accounts} accounts in {len(seats) // 2} matches, {time.monotonic() - started:.0f} s")
+    for _ in range(args.burst_runs if args.burst else 0):
+        result = await burst(base_url, args.burst, seats, timer)
+        print(report_burst(args.burst, result), flush=True)
+        for why in result["tally"].failures:
+            print(f"  e.g. {why}")
     for n in args.clients:
         result = await hold_waiters(base_url, n, args.hold, seats, timer, args.ramp)
         tally: Tally = result["tally"]
@@ -426,6 +493,15 @@ def main() -> int:
         help="new clients a second while ramping up (past the listen backlog, 4,096 here, "
         "a busy server refuses some)",
     )
+    parser.add_argument(
+        "--burst",
+        type=int,
+        default=0,
+        help=f"open this many long polls (wait={BURST_WAIT}) at once, as after a restart, "
+        "before the --clients runs; report late waits (over the wait + "
+        f"{BURST_LATE_AFTER} s)",
+    )
+    parser.add_argument("--burst-runs", type=int, default=1, help="bursts, one after another")
     parser.add_argument("--me-only", action="store_true")
     parser.add_argument("--keep-log", action="store_true", help="keep the server's log")
     args = parser.parse_args()
@@ -442,6 +518,8 @@ def main() -> int:
         os.environ.setdefault("STREAMS_PER_USER", str(CLIENTS_PER_ACCOUNT))
         # Registering counts against the per-address anonymous limit too.
         os.environ.setdefault("THROTTLE_ANON", "100000/min")
+        # Every client of the bench comes from 127.0.0.1: no cap on connections per address.
+        os.environ.setdefault("WEB_CONNECTIONS_PER_ADDRESS", "0")
         with local_server(lambda: args.keep_log) as server:
             uvloop.run(run(server.base_url, args, timer))
     return 0

@@ -9,6 +9,7 @@ client holds no thread: their short database work goes to the loop's worker thre
 their waiting to `core.notifications`.
 """
 
+import contextlib
 import contextvars
 import os
 from concurrent.futures import ThreadPoolExecutor
@@ -96,6 +97,59 @@ class LiveHandler(_ResolvedOnce, ASGIHandler):
 
     async def __call__(self, scope, receive, send):
         await self.handle(scope, receive, send)
+
+    async def handle(self, scope, receive, send):
+        """Django's `ASGIHandler.handle`, less its two trips to asgiref's one shared
+        thread (`sync_to_async`, thread-sensitive): `request_started` before the view and
+        the response's `close` (which sends `request_finished`) after it. Their receivers
+        (close_old_connections, reset_queries, close_caches, reset_urlconf) find nothing
+        to close on the loop's thread (a live view's queries run in `core.live.db`'s
+        threads, which hand their connection back), so they run here, on the loop.
+        Through that one thread, each trip queued for the GIL behind the database threads
+        of every other live request: of 2,000 long polls arriving at once, the last
+        reached its view, where its wait starts, seconds after its headers."""
+        try:
+            body_file = await self.read_body(receive)
+        except RequestAborted:
+            return
+        set_script_prefix(get_script_prefix(scope))
+        signals.request_started.send(sender=self.__class__, scope=scope)
+        request, error_response = self.create_request(scope, body_file)
+        if request is None:
+            body_file.close()
+            await self.send_response(error_response, send)
+            error_response.close()
+            return
+
+        async def process_request():
+            response = await self.run_get_response(request)
+            with contextlib.suppress(asyncio.CancelledError):  # the client went away
+                await self.send_response(response, send)
+            return response
+
+        # As Django: a client that disconnects cancels the view (a long poll's wait).
+        tasks = [
+            asyncio.create_task(self.listen_for_disconnect(receive)),
+            asyncio.create_task(process_request()),
+        ]
+        try:
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            for task in tasks:
+                if task.done():
+                    with contextlib.suppress(RequestAborted):
+                        task.result()
+                else:
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await task
+            try:
+                response = tasks[1].result()
+            except asyncio.CancelledError:
+                signals.request_finished.send(sender=self.__class__)
+            else:
+                response.close()
+        finally:
+            body_file.close()
 
     def load_middleware(self, is_async: bool = False) -> None:
         self._view_middleware = []

@@ -188,6 +188,9 @@ class WebServer:
             "CELERY_BROKER_URL": ours.CELERY_BROKER_URL,
             "TEST_CELERY_QUEUE": ours.CELERY_TASK_DEFAULT_QUEUE,
             "DATABASE_POOL_SIZE": "8",
+            # Every test's clients come from 127.0.0.1 (tests/test_server_connections.py
+            # sets the cap it tests).
+            "WEB_CONNECTIONS_PER_ADDRESS": "0",
             "HOST": "127.0.0.1",
             "PORT": "0",
             "WEB_CONCURRENCY": str(workers),
