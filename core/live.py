@@ -150,7 +150,8 @@ def live_view(schema: type[APIView], prepare: Callable[..., Any] | None = None) 
                     headers={"Allow": "GET"},
                 )
             # When the server read its headers (config.server); now under a test client.
-            request.arrived_at = request.scope.get(RECEIVED_AT) or time.monotonic()
+            scope = getattr(request, "scope", {})  # a WSGI request (a test client) has none
+            request.arrived_at = scope.get(RECEIVED_AT) or time.monotonic()
             try:
                 drf_request, prepared = await db(authenticate_and_prepare, request, kwargs)
                 return await handler(drf_request, prepared, **kwargs)
