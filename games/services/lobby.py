@@ -205,8 +205,15 @@ def match_start(*, match_id: int, user: User) -> MatchChange:
     check_wallet(user, match.buy_in)
     # Whoever cannot cover the buy-in any more is unseated; should that leave one player,
     # the refusal below rolls the unseating back too (a later joiner's start redoes it).
-    _unseat_short_of_chips(match)
+    unseated = _unseat_short_of_chips(match)
     if match.seats.count() < 2:
+        if HouseBankrollInsufficient.code in unseated:
+            # Not the players' chips but the house's: say so (the refusal rolls the bot's
+            # leaving back, as it does a person's).
+            raise HouseBankrollInsufficient(
+                f"The house's bankroll no longer covers its bot's buy-in of {match.buy_in}"
+                " chips; a moderator funds it."
+            )
         raise NotEnoughPlayers("A match needs at least two players who can cover its buy-in.")
     match.version += 1
     return _start(match)
@@ -282,16 +289,16 @@ def _unseat(match: Match, seat: Seat, reason: str | None = None) -> list[dict]:
     return events
 
 
-def _unseat_short_of_chips(match: Match) -> None:
+def _unseat_short_of_chips(match: Match) -> set[str]:
     """Before a start: a player who has spent their chips since joining can no longer
     cover the buy-in and loses the seat (`player_left`, reason `insufficient_chips`)
     rather than blocking the table; nobody else learns their balance. The house stakes
     the server's bots from its bankroll: a bot it can no longer cover (the bankroll spent
     at other tables since it sat down) leaves the same way, reason
     `house_bankroll_insufficient`, and a bot the house never stakes (seated before that
-    rule) with reason `bot_not_staked`."""
+    rule) with reason `bot_not_staked`. Returns the reasons of those unseated."""
     if not match.buy_in:
-        return
+        return set()
     events: list[dict] = []
     bankroll = house_balance()
     for seat in match.seats.select_related("player").order_by("seat"):
@@ -305,6 +312,7 @@ def _unseat_short_of_chips(match: Match) -> None:
         else:
             bankroll -= match.buy_in
     publish(match=match, events=events)
+    return {event["reason"] for event in events if event["type"] == "player_left"}
 
 
 # --- the start -----------------------------------------------------------------------

@@ -248,3 +248,24 @@ def test_a_weak_bot_seated_before_the_rule_leaves_a_staked_table_at_the_start():
     left = MatchEvent.objects.filter(match_id=match_id, type="player_left").get()
     assert left.data["reason"] == "bot_not_staked"
     assert house_balance() == 1_000 and not Transfer.objects.filter(kind=TransferKind.BUY_IN)
+
+
+def test_starting_with_a_bot_the_bankroll_no_longer_covers_names_the_bankroll():
+    """The creator starts a table of himself and a bot the bankroll can no longer stake:
+    refused with the bankroll's own code (not `not_enough_players`: he can pay), and
+    nothing changes."""
+    staff = fund_house(200)
+    creator = PlayerFactory()
+    client = client_for(creator)
+    lobby = client.post(
+        MATCHES, _table(max_players=3, buy_in=200, bots=[{"strategy": "hard"}]), format="json"
+    )
+    match_id = lobby.json()["id"]
+    fund_house(-150, by=staff)
+    started = client.post(f"{MATCHES}{match_id}/start/", {}, format="json")
+    assert_problem(started, 409, "house_bankroll_insufficient")
+    assert "200" in started.json()["detail"] and "50" not in started.json()["detail"]
+    match = Match.objects.get(pk=match_id)
+    assert match.status == Match.Status.OPEN and match.seats.count() == 2
+    assert not MatchEvent.objects.filter(match_id=match_id, type="player_left").exists()
+    assert house_balance() == 50
