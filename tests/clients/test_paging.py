@@ -71,3 +71,21 @@ def test_a_bot_online_to_three_pages_of_challenges_declines_each_once(live_asgi,
     assert len(set(declines)) == PENDING + 1  # each challenge answered once
     statuses = {c["id"]: c["status"] for c in bot.pages(bot.challenges(direction="incoming"))}
     assert all(statuses[i] == "declined" for i in {*pending, late})
+
+
+def test_next_links_are_followed_on_the_clients_own_server(live_asgi, new_client):
+    """The server names the host it was asked for in its `next` links (here `localhost`,
+    as a proxy might name another): the client follows their path and query on its own
+    base URL, so its token never goes to a host it was not given."""
+    bot, _, pending = challenged_by_many(live_asgi.url, new_client)
+    port = live_asgi.url.rsplit(":", 1)[1]
+    bot.http.headers["Host"] = f"localhost:{port}"
+    asked: list[str] = []
+    bot.observer = lambda route, response, seconds: asked.append(str(response.request.url))
+
+    first = bot.challenges(direction="incoming", status="pending")
+    assert first["next"].startswith(f"http://localhost:{port}/")
+    seen = [c["id"] for c in itertools.islice(bot.pages(first), PENDING + 1)]
+
+    assert set(seen) == pending and len(seen) == PENDING
+    assert len(asked) == 3 and all(url.startswith(live_asgi.url + "/") for url in asked), asked

@@ -209,7 +209,9 @@ class Client:
 
     def pages(self, first: Page) -> Iterator[Any]:
         """Every result of a cursor-paginated list, from its first page on, following each
-        `next` link exactly as the server gave it (its filters and cursor included)."""
+        `next` link's path and query exactly as the server gave them (its filters and
+        cursor included), always on this client's own server: whatever host a link names
+        (a proxy may make the server name another), the token goes nowhere else."""
         page: Page | None = first
         followed: set[str] = set()
         while page is not None:
@@ -220,7 +222,9 @@ class Client:
             if link in followed:  # a server that pointed back would page forever
                 raise RuntimeError(f"the pages of this list lead back to {link}")
             followed.add(link)
-            page = self.request("GET", link, route=f"GET {httpx.URL(link).path.removeprefix(API)}")
+            url = httpx.URL(link)
+            path_and_query = url.raw_path.decode("ascii").removeprefix(API)
+            page = self.request("GET", path_and_query, route=f"GET {url.path.removeprefix(API)}")
 
     # --- auth and account -------------------------------------------------------------------
 
