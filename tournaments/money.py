@@ -109,38 +109,37 @@ def entries_refund(
     refunded = {entry.pk: 0 for entry in entries}
     if not paid:
         return refunded
-    pool, escrow = pool_account(tournament), escrow_account(tournament)
+    # Each payment is refunded from where it went: the pool, the escrow, or (a fee paid
+    # before fees were held in escrow) the house, whose bankroll refunds it, never minting.
+    sources = Account.objects.in_bulk({t.credit_id for t in paid.values()})
     owners = {entry.pk: _owner_account(entry) for entry in entries}
-    # A fee paid before fees were held in escrow went to the house: its bankroll refunds
-    # it (never minting), so the house is locked with the rest, never after them.
-    legacy = any(
-        t.kind == TransferKind.ENTRY_FEE and t.credit_id != escrow.pk for t in paid.values()
-    )
-    house = [ledger.house_account()] if legacy else []
     with transaction.atomic(savepoint=False):
-        ledger.accounts_lock(accounts=[pool, escrow, *house, *owners.values()])
+        ledger.accounts_lock(accounts=[*sources.values(), *owners.values()])
         for entry in entries:
-            for key, source in ((_entry_key(entry), pool), (_fee_key(entry), escrow)):
+            for key in (_entry_key(entry), _fee_key(entry)):
                 done = paid.get(key)
                 if done is None:
                     continue
-                refund = (owners[entry.pk], done.amount)
-                if done.credit_id == source.pk:
-                    ledger.move(
-                        source,
-                        *refund,
-                        TransferKind.REFUND,
-                        f"tournament_refund:{key}",
-                        scope=scope,
+                owner, source = owners[entry.pk], sources[done.credit_id]
+                refund_key = f"tournament_refund:{key}"
+                if source.kind == AccountKind.HOUSE:
+                    ledger.pay_from_house(
+                        owner,
+                        done.amount,
+                        kind=TransferKind.REFUND,
+                        key=refund_key,
                         actor=actor,
+                        scope=scope,
                     )
                 else:
-                    ledger.pay_from_house(
-                        *refund,
-                        kind=TransferKind.REFUND,
-                        key=f"tournament_refund:{key}",
-                        actor=actor,
+                    ledger.move(
+                        source,
+                        owner,
+                        done.amount,
+                        TransferKind.REFUND,
+                        refund_key,
                         scope=scope,
+                        actor=actor,
                     )
                 refunded[entry.pk] += done.amount
     return refunded

@@ -300,8 +300,10 @@ def _unseat_short_of_chips(match: Match) -> set[str]:
     if not match.buy_in:
         return set()
     events: list[dict] = []
-    bankroll = house_balance()
-    for seat in match.seats.select_related("player").order_by("seat"):
+    seats = list(match.seats.select_related("player").order_by("seat"))
+    # Read only where the house stakes someone: a table of people needs no bankroll.
+    bankroll = house_balance() if any(s.player.bot_strategy for s in seats) else 0
+    for seat in seats:
         if not seat.player.bot_strategy:
             if wallet_balance(user=seat.player) < match.buy_in:
                 events += _unseat(match, seat, reason="insufficient_chips")
